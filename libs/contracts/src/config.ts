@@ -1,0 +1,84 @@
+import { z } from 'zod';
+
+// Environment variables are external input: each process parses its own with one of these schemas at
+// start-up and refuses to start with a message naming the variable. The README's configuration table
+// lists the same variables (a test keeps it complete).
+
+const port = (fallback: number) => z.coerce.number().int().min(0).max(65_535).default(fallback);
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
+
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK_HOSTS.has(host) || host.startsWith('127.');
+}
+
+/** A bind address that exposes a server beyond this machine needs a token an attacker cannot guess. */
+export const MIN_EXPOSED_TOKEN_LENGTH = 32;
+
+export const apiEnvSchema = z
+  .object({
+    DATABASE_URL: z.string().url().describe('Postgres connection URL (the local stack sets it)'),
+    REDIS_URL: z.string().url().describe('Redis connection URL (the local stack sets it)'),
+    LAZYBOY_API_HOST: z.string().min(1).default('127.0.0.1').describe('Address the API binds'),
+    LAZYBOY_API_PORT: port(3100).describe('Port the API listens on'),
+    LAZYBOY_APP_TOKEN: z
+      .string()
+      .optional()
+      .describe('Password of the first admin, created on first start; at least 32 characters off loopback'),
+    LAZYBOY_ADMIN_EMAIL: z
+      .string()
+      .email()
+      .default('admin@lazyboy.local')
+      .transform((s) => s.toLowerCase())
+      .describe('Sign-in email of the first admin'),
+    LAZYBOY_LOG_LEVEL: z.enum(['error', 'warn', 'log', 'debug', 'verbose']).default('log').describe('Least severe log level printed'),
+  })
+  .superRefine((env, ctx) => {
+    if (!isLoopbackHost(env.LAZYBOY_API_HOST) && (env.LAZYBOY_APP_TOKEN ?? '').length < MIN_EXPOSED_TOKEN_LENGTH) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['LAZYBOY_APP_TOKEN'],
+        message: `must be at least ${MIN_EXPOSED_TOKEN_LENGTH} characters when the API binds ${env.LAZYBOY_API_HOST}`,
+      });
+    }
+  });
+export type ApiEnv = z.infer<typeof apiEnvSchema>;
+
+export const workerEnvSchema = z.object({
+  LAZYBOY_WORKER_HOST: z.string().min(1).default('127.0.0.1').describe('Address the worker control API binds'),
+  LAZYBOY_WORKER_PORT: port(3102).describe('Port of the worker control API'),
+  LAZYBOY_CONTROL_TOKEN: z
+    .string()
+    .min(MIN_EXPOSED_TOKEN_LENGTH)
+    .describe('Bearer token every control call must carry (one per computer)'),
+  LAZYBOY_COMPUTER_ID: z.string().min(1).default('local').describe('Id of the computer this worker serves'),
+});
+export type WorkerEnv = z.infer<typeof workerEnvSchema>;
+
+export const webEnvSchema = z.object({
+  LAZYBOY_API_URL: z.string().url().default('http://127.0.0.1:3100').describe('Where the web server reaches the API'),
+});
+export type WebEnv = z.infer<typeof webEnvSchema>;
+
+/** `lazyboy up`: the embedded local stack. A port of 0 means "pick a free one". */
+export const stackEnvSchema = z.object({
+  LAZYBOY_DATA_DIR: z.string().min(1).default('./data').describe('Postgres and Redis data, logs, secrets, homes'),
+  LAZYBOY_HOST: z.string().min(1).default('127.0.0.1').describe('Address the web app binds (API and worker stay on loopback)'),
+  LAZYBOY_WEB_PORT: port(3101).describe('Port of the web app (the URL printed by `up`)'),
+  LAZYBOY_API_PORT: port(3100).describe('Port the API listens on'),
+  LAZYBOY_WORKER_PORT: port(3102).describe('Port of the worker control API'),
+  LAZYBOY_PG_PORT: port(0).describe('Postgres port; 0 picks a free one on first start and keeps it'),
+  LAZYBOY_REDIS_PORT: port(0).describe('Redis port; 0 picks a free one on first start and keeps it'),
+});
+export type StackEnv = z.infer<typeof stackEnvSchema>;
+
+/** Parses `env` with `schema`, or throws one error listing every bad variable. */
+export function parseEnv<S extends z.ZodType>(schema: S, env: Record<string, string | undefined>): z.infer<S> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((issue) => `  ${issue.path.join('.') || '(environment)'}: ${issue.message}`);
+  throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}

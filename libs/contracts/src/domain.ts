@@ -1,0 +1,52 @@
+import { z } from 'zod';
+
+// The domain's closed vocabularies. prisma/schema.prisma declares the same enums for the database;
+// a test keeps the two in step.
+
+export const membershipRoleSchema = z.enum(['owner', 'admin', 'member']);
+export type MembershipRole = z.infer<typeof membershipRoleSchema>;
+
+export const computerModeSchema = z.enum(['team', 'private']);
+export type ComputerMode = z.infer<typeof computerModeSchema>;
+
+export const computerStateSchema = z.enum(['stopped', 'booting', 'running', 'suspended', 'error']);
+export type ComputerState = z.infer<typeof computerStateSchema>;
+
+export const controlHolderSchema = z.enum(['agent', 'user']);
+export type ControlHolder = z.infer<typeof controlHolderSchema>;
+
+export const messageRoleSchema = z.enum(['user', 'assistant', 'system', 'tool']);
+export type MessageRole = z.infer<typeof messageRoleSchema>;
+
+export const runKindSchema = z.enum(['chat', 'general', 'skill']);
+export type RunKind = z.infer<typeof runKindSchema>;
+
+export const runStatusSchema = z.enum([
+  'queued',
+  'leased',
+  'running',
+  'waiting_takeover',
+  'waiting_input',
+  'completed',
+  'blocked',
+  'failed',
+  'cancelled',
+]);
+export type RunStatus = z.infer<typeof runStatusSchema>;
+
+/** A run in one of these holds its agent: later messages queue behind it. */
+export const ACTIVE_RUN_STATUSES = ['leased', 'running', 'waiting_takeover', 'waiting_input'] as const satisfies readonly RunStatus[];
+/** A run in one of these is over and never changes again. */
+export const FINAL_RUN_STATUSES = ['completed', 'blocked', 'failed', 'cancelled'] as const satisfies readonly RunStatus[];
+
+export const memorySourceSchema = z.enum(['user', 'agent']);
+export type MemorySource = z.infer<typeof memorySourceSchema>;
+
+export const skillStatusSchema = z.enum(['recording', 'draft', 'ready']);
+export type SkillStatus = z.infer<typeof skillStatusSchema>;
+
+export const mcpTransportSchema = z.enum(['stdio', 'http', 'sse']);
+export type McpTransport = z.infer<typeof mcpTransportSchema>;
+
+/** Dimensions of every stored memory vector (the MemoryItem.embedding column is vector(384)). */
+export const MEMORY_VECTOR_DIMENSIONS = 384;

@@ -1,0 +1,4 @@
+export * from './config.js';
+export * from './domain.js';
+export * from './errors.js';
+export * from './health.js';
