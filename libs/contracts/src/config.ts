@@ -14,6 +14,13 @@ export function isLoopbackHost(host: string): boolean {
 /** A bind address that exposes a server beyond this machine needs a token an attacker cannot guess. */
 export const MIN_EXPOSED_TOKEN_LENGTH = 32;
 
+export const adminEmailSchema = z
+  .string()
+  .email()
+  .default('admin@lazyboy.local')
+  .transform((s) => s.toLowerCase())
+  .describe('Sign-in email of the first admin');
+
 export const apiEnvSchema = z
   .object({
     DATABASE_URL: z.string().url().describe('Postgres connection URL (the local stack sets it)'),
@@ -24,12 +31,7 @@ export const apiEnvSchema = z
       .string()
       .optional()
       .describe('Password of the first admin, created on first start; at least 32 characters off loopback'),
-    LAZYBOY_ADMIN_EMAIL: z
-      .string()
-      .email()
-      .default('admin@lazyboy.local')
-      .transform((s) => s.toLowerCase())
-      .describe('Sign-in email of the first admin'),
+    LAZYBOY_ADMIN_EMAIL: adminEmailSchema,
     LAZYBOY_LOG_LEVEL: z.enum(['error', 'warn', 'log', 'debug', 'verbose']).default('log').describe('Least severe log level printed'),
   })
   .superRefine((env, ctx) => {

@@ -3,5 +3,5 @@ export { ManagedProcess, isAlive, groupAlive, stopProcessGroup, type ManagedProc
 export { serviceUser, chownTree, type ServiceUser } from './service-user.js';
 export { startPostgres, initPostgresCluster, ensureDatabase, tail, type PostgresOptions, type RunningPostgres } from './postgres.js';
 export { startRedis, pingRedis, type RedisOptions, type RunningRedis } from './redis.js';
-export { migrateDatabase } from './migrate.js';
+export { migrateDatabase, pendingMigrations } from './migrate.js';
 export { repoRoot } from './repo-paths.js';

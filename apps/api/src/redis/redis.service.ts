@@ -33,6 +33,28 @@ export class RedisService implements OnModuleDestroy {
     });
   }
 
+  /**
+   * PING, waiting up to `timeoutMs` for a connection that is still being (re-)established rather than
+   * failing on the first instant after start-up or a restart.
+   */
+  async ping(timeoutMs: number): Promise<void> {
+    if (this.client.status !== 'ready') {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          this.client.off('ready', onReady);
+          reject(new Error(`not connected (${this.lastError || this.client.status})`));
+        }, timeoutMs);
+        const onReady = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        this.client.once('ready', onReady);
+      });
+    }
+    const reply = await this.client.ping();
+    if (reply !== 'PONG') throw new Error(`unexpected PING reply ${reply}`);
+  }
+
   async onModuleDestroy(): Promise<void> {
     this.client.disconnect();
   }

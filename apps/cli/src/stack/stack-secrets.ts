@@ -1,0 +1,34 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { z } from 'zod';
+
+const secretsSchema = z.object({
+  appToken: z.string().min(32),
+  postgresPassword: z.string().min(16),
+  redisPassword: z.string().min(16),
+  controlToken: z.string().min(32),
+});
+export type StackSecrets = z.infer<typeof secretsSchema>;
+
+const fresh = (): StackSecrets => ({
+  appToken: randomBytes(24).toString('base64url'),
+  postgresPassword: randomBytes(18).toString('base64url'),
+  redisPassword: randomBytes(18).toString('base64url'),
+  controlToken: randomBytes(32).toString('base64url'),
+});
+
+/**
+ * The stack's generated secrets, made on first start and kept (0600) so that restarts reuse the same
+ * database passwords and admin token. LAZYBOY_APP_TOKEN, when set, wins for the admin token.
+ */
+export function loadOrCreateSecrets(file: string, env: Record<string, string | undefined>): StackSecrets {
+  let secrets: StackSecrets;
+  if (existsSync(file)) {
+    secrets = secretsSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
+  } else {
+    secrets = fresh();
+    writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
+  }
+  const override = env.LAZYBOY_APP_TOKEN;
+  return override ? { ...secrets, appToken: override } : secrets;
+}

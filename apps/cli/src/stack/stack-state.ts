@@ -1,0 +1,42 @@
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { z } from 'zod';
+
+export const componentNames = ['postgres', 'redis', 'api', 'worker', 'web'] as const;
+export type ComponentName = (typeof componentNames)[number];
+
+const stateSchema = z.object({
+  supervisorPid: z.number().int().positive(),
+  startedAt: z.string(),
+  ports: z.object({
+    postgres: z.number().int(),
+    redis: z.number().int(),
+    api: z.number().int(),
+    worker: z.number().int(),
+    web: z.number().int(),
+  }),
+  webHost: z.string(),
+  /** Process-group leaders of the running components (each runs in its own group). */
+  components: z.array(z.object({ name: z.enum(componentNames), pid: z.number().int().positive() })),
+});
+export type StackState = z.infer<typeof stateSchema>;
+export type StackPorts = StackState['ports'];
+
+/** stack.json: what `up` is running now, so that `status`, `down` and the next `up` can find it. */
+export function readStackState(file: string): StackState | undefined {
+  if (!existsSync(file)) return undefined;
+  try {
+    return stateSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
+  } catch {
+    return undefined;
+  }
+}
+
+export function writeStackState(file: string, state: StackState): void {
+  // Write-then-rename: a reader never sees half a file.
+  writeFileSync(`${file}.tmp`, `${JSON.stringify(state, null, 2)}\n`);
+  renameSync(`${file}.tmp`, file);
+}
+
+export function clearStackState(file: string): void {
+  rmSync(file, { force: true });
+}
