@@ -28,9 +28,17 @@ async function startTestServices(): Promise<TestServices> {
   const password = randomBytes(16).toString('hex');
   const [postgres, redis] = await Promise.all([
     findFreePort().then((port) =>
-      startPostgres({ dataDir: path.join(root, 'postgres'), port, password, logFile: path.join(root, 'postgres.log'), ephemeral: true }),
+      startPostgres({
+        dataDir: path.join(root, 'postgres'),
+        port,
+        password,
+        logFile: path.join(root, 'postgres.log'),
+        ephemeral: true,
+      }),
     ),
-    findFreePort().then((port) => startRedis({ dataDir: path.join(root, 'redis'), port, password, logFile: path.join(root, 'redis.log') })),
+    findFreePort().then((port) =>
+      startRedis({ dataDir: path.join(root, 'redis'), port, password, logFile: path.join(root, 'redis.log') }),
+    ),
   ]);
   await ensureDatabase(postgres.url('postgres'), 'lazyboy_test');
   const databaseUrl = postgres.url('lazyboy_test');

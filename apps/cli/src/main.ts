@@ -33,7 +33,9 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(`lazyboy: ${error instanceof Error && (error instanceof ConfigError || error.name.endsWith('Error')) ? error.message : String(error)}`);
+    console.error(
+      `lazyboy: ${error instanceof Error && (error instanceof ConfigError || error.name.endsWith('Error')) ? error.message : String(error)}`,
+    );
     process.exit(1);
   },
 );

@@ -32,7 +32,10 @@ export const apiEnvSchema = z
       .optional()
       .describe('Password of the first admin, created on first start; at least 32 characters off loopback'),
     LAZYBOY_ADMIN_EMAIL: adminEmailSchema,
-    LAZYBOY_LOG_LEVEL: z.enum(['error', 'warn', 'log', 'debug', 'verbose']).default('log').describe('Least severe log level printed'),
+    LAZYBOY_LOG_LEVEL: z
+      .enum(['error', 'warn', 'log', 'debug', 'verbose'])
+      .default('log')
+      .describe('Least severe log level printed'),
   })
   .superRefine((env, ctx) => {
     if (!isLoopbackHost(env.LAZYBOY_API_HOST) && (env.LAZYBOY_APP_TOKEN ?? '').length < MIN_EXPOSED_TOKEN_LENGTH) {

@@ -35,7 +35,12 @@ export const runStatusSchema = z.enum([
 export type RunStatus = z.infer<typeof runStatusSchema>;
 
 /** A run in one of these holds its agent: later messages queue behind it. */
-export const ACTIVE_RUN_STATUSES = ['leased', 'running', 'waiting_takeover', 'waiting_input'] as const satisfies readonly RunStatus[];
+export const ACTIVE_RUN_STATUSES = [
+  'leased',
+  'running',
+  'waiting_takeover',
+  'waiting_input',
+] as const satisfies readonly RunStatus[];
 /** A run in one of these is over and never changes again. */
 export const FINAL_RUN_STATUSES = ['completed', 'blocked', 'failed', 'cancelled'] as const satisfies readonly RunStatus[];
 

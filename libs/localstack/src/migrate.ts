@@ -44,6 +44,6 @@ export async function migrateDatabase(databaseUrl: string): Promise<void> {
     });
   } catch (error) {
     const e = error as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`prisma migrate deploy failed: ${e.stderr || e.stdout || e.message}`);
+    throw new Error(`prisma migrate deploy failed: ${e.stderr || e.stdout || e.message}`, { cause: error });
   }
 }

@@ -39,7 +39,18 @@ export async function initPostgresCluster(dataDir: string, password: string): Pr
   try {
     await execFileAsync(
       path.join(POSTGRES_BIN, 'initdb'),
-      ['-D', dataDir, '-U', 'postgres', '--auth=scram-sha-256', `--pwfile=${pwFile}`, '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync'],
+      [
+        '-D',
+        dataDir,
+        '-U',
+        'postgres',
+        '--auth=scram-sha-256',
+        `--pwfile=${pwFile}`,
+        '-E',
+        'UTF8',
+        '--locale=C.UTF-8',
+        '--no-sync',
+      ],
       { uid: user?.uid, gid: user?.gid, env: { ...process.env, LC_ALL: 'C.UTF-8' } },
     );
   } finally {

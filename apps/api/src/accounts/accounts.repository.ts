@@ -31,7 +31,13 @@ export class AccountsRepository {
       const workspace = await tx.workspace.create({ data: { name: admin.workspaceName, slug: admin.workspaceSlug } });
       await tx.membership.create({ data: { userId: user.id, workspaceId: workspace.id, role: 'owner' } });
       await tx.auditLog.create({
-        data: { workspaceId: workspace.id, actorUserId: user.id, action: 'admin.bootstrap', targetType: 'user', targetId: user.id },
+        data: {
+          workspaceId: workspace.id,
+          actorUserId: user.id,
+          action: 'admin.bootstrap',
+          targetType: 'user',
+          targetId: user.id,
+        },
       });
       return true;
     });

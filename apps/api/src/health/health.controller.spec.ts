@@ -36,7 +36,8 @@ describe('health endpoints', () => {
   let redis: RunningRedis;
   let app: INestApplication;
 
-  const startOwnRedis = () => startRedis({ dataDir: path.join(dir, 'redis'), port, password, logFile: path.join(dir, 'redis.log') });
+  const startOwnRedis = () =>
+    startRedis({ dataDir: path.join(dir, 'redis'), port, password, logFile: path.join(dir, 'redis.log') });
 
   beforeAll(async () => {
     chmodSync(dir, 0o755);

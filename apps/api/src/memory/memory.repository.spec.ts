@@ -47,7 +47,13 @@ describe('MemoryRepository (pgvector on the real database)', () => {
     const elsewhere = await prisma.workspace.create({ data: { name: 'Elsewhere', slug: `elsewhere-${randomUUID()}` } });
     await memories.add({ ...base, workspaceId: elsewhere.id, botId: null, content: 'foreign', embedding: direction(0) });
 
-    const found = await memories.searchSimilar({ workspaceId, botId, embedderId: 'hash-384-v1', embedding: direction(0), limit: 10 });
+    const found = await memories.searchSimilar({
+      workspaceId,
+      botId,
+      embedderId: 'hash-384-v1',
+      embedding: direction(0),
+      limit: 10,
+    });
 
     expect(found.map((m) => m.content)).toEqual([
       'The office wifi password is kept in the vault',
@@ -57,7 +63,13 @@ describe('MemoryRepository (pgvector on the real database)', () => {
     ]);
     expect(found.map((m) => Number(m.similarity.toFixed(3)))).toEqual([1, 0.707, 0.5, 0]);
 
-    const top = await memories.searchSimilar({ workspaceId, botId, embedderId: 'hash-384-v1', embedding: direction(2), limit: 1 });
+    const top = await memories.searchSimilar({
+      workspaceId,
+      botId,
+      embedderId: 'hash-384-v1',
+      embedding: direction(2),
+      limit: 1,
+    });
     expect(top.map((m) => m.content)).toEqual(['Favourite colour is green']);
     await prisma.workspace.delete({ where: { id: elsewhere.id } });
   });

@@ -9,6 +9,8 @@ export interface StackLayout {
   homesDir: string;
   secretsFile: string;
   stateFile: string;
+  /** Ports of the last start, reused when free so that URLs stay stable. */
+  portsFile: string;
 }
 
 export function stackLayout(dataDir: string): StackLayout {
@@ -21,6 +23,7 @@ export function stackLayout(dataDir: string): StackLayout {
     homesDir: path.join(root, 'homes'),
     secretsFile: path.join(root, 'secrets.json'),
     stateFile: path.join(root, 'stack.json'),
+    portsFile: path.join(root, 'ports.json'),
   };
 }
 

@@ -20,13 +20,15 @@ export async function status(env: Record<string, string | undefined>, print: Pri
   }
   const secrets = existsSync(layout.secretsFile) ? loadOrCreateSecrets(layout.secretsFile, {}) : undefined;
   const probes: Record<ComponentName, () => Promise<string>> = {
-    postgres: async () => (await waitForPort(state.ports.postgres, '127.0.0.1', 1_000).then(() => 'accepting connections')),
+    postgres: async () => await waitForPort(state.ports.postgres, '127.0.0.1', 1_000).then(() => 'accepting connections'),
     redis: async () => ((await pingRedis(state.ports.redis, secrets?.redisPassword ?? '')) ? 'answers PING' : 'no answer'),
     api: () => httpProbe(`http://127.0.0.1:${state.ports.api}/readyz`),
     worker: () => httpProbe(`http://127.0.0.1:${state.ports.worker}/healthz`),
     web: () => httpProbe(`http://127.0.0.1:${state.ports.web}/healthz`),
   };
-  print(`LazyBoy ${isAlive(state.supervisorPid) ? 'running' : 'supervisor gone'} (pid ${state.supervisorPid}, since ${state.startedAt})`);
+  print(
+    `LazyBoy ${isAlive(state.supervisorPid) ? 'running' : 'supervisor gone'} (pid ${state.supervisorPid}, since ${state.startedAt})`,
+  );
   let healthy = isAlive(state.supervisorPid);
   for (const { name, pid } of state.components) {
     const alive = groupAlive(pid);

@@ -1,12 +1,5 @@
 import { mkdirSync, chmodSync } from 'node:fs';
-import {
-  ManagedProcess,
-  ensureDatabase,
-  isAlive,
-  migrateDatabase,
-  startPostgres,
-  startRedis,
-} from '@lazyboy/localstack';
+import { type ManagedProcess, ensureDatabase, isAlive, migrateDatabase, startPostgres, startRedis } from '@lazyboy/localstack';
 import { adminEmailSchema, parseEnv, stackEnvSchema } from '@lazyboy/contracts';
 import { z } from 'zod';
 import { startApi, startWeb, startWorker, waitForHttp, type AppProcessContext } from './app-processes.js';
@@ -14,7 +7,15 @@ import { stopLeftovers } from './down.js';
 import { logFile, stackLayout } from './stack-layout.js';
 import { resolvePorts } from './stack-ports.js';
 import { loadOrCreateSecrets } from './stack-secrets.js';
-import { clearStackState, readStackState, writeStackState, type ComponentName, type StackState } from './stack-state.js';
+import {
+  clearStackState,
+  readLastPorts,
+  readStackState,
+  writeLastPorts,
+  writeStackState,
+  type ComponentName,
+  type StackState,
+} from './stack-state.js';
 
 const DATABASE = 'lazyboy';
 
@@ -40,12 +41,15 @@ export async function up(env: Record<string, string | undefined>, print: Print =
 
   const previous = readStackState(layout.stateFile);
   if (previous && isAlive(previous.supervisorPid) && previous.supervisorPid !== process.pid) {
-    throw new StackAlreadyRunningError(`LazyBoy is already running from ${layout.dataDir} (pid ${previous.supervisorPid}); run \`lazyboy down\` first`);
+    throw new StackAlreadyRunningError(
+      `LazyBoy is already running from ${layout.dataDir} (pid ${previous.supervisorPid}); run \`lazyboy down\` first`,
+    );
   }
   if (previous) await stopLeftovers(previous, print);
 
   const secrets = loadOrCreateSecrets(layout.secretsFile, env);
-  const ports = await resolvePorts(config, previous?.ports);
+  const ports = await resolvePorts(config, readLastPorts(layout.portsFile));
+  writeLastPorts(layout.portsFile, ports);
   const state: StackState = {
     supervisorPid: process.pid,
     startedAt: new Date().toISOString(),
@@ -88,12 +92,19 @@ export async function up(env: Record<string, string | undefined>, print: Print =
     writeStackState(layout.stateFile, state);
     print(`starting Postgres on 127.0.0.1:${ports.postgres} and Redis on 127.0.0.1:${ports.redis}…`);
     const [postgres, redis] = await Promise.all([
-      startPostgres({ dataDir: layout.postgresDir, port: ports.postgres, password: secrets.postgresPassword, logFile: logFile(layout, 'postgres') }).then(
-        (pg) => (track('postgres', pg.process), pg),
-      ),
-      startRedis({ dataDir: layout.redisDir, port: ports.redis, password: secrets.redisPassword, logFile: logFile(layout, 'redis'), persistent: true }).then(
-        (r) => (track('redis', r.process), r),
-      ),
+      startPostgres({
+        dataDir: layout.postgresDir,
+        port: ports.postgres,
+        password: secrets.postgresPassword,
+        logFile: logFile(layout, 'postgres'),
+      }).then((pg) => (track('postgres', pg.process), pg)),
+      startRedis({
+        dataDir: layout.redisDir,
+        port: ports.redis,
+        password: secrets.redisPassword,
+        logFile: logFile(layout, 'redis'),
+        persistent: true,
+      }).then((r) => (track('redis', r.process), r)),
     ]);
     throwIfSignalled(signalled);
     await ensureDatabase(postgres.url('postgres'), DATABASE);
@@ -132,10 +143,7 @@ export async function up(env: Record<string, string | undefined>, print: Print =
     print('  press Ctrl-C to stop');
 
     // Run until a signal, or until a component dies on its own (then stop the rest and fail).
-    const died = await Promise.race([
-      ...running.map((proc) => proc.exited.then(() => proc)),
-      signalReceived,
-    ]);
+    const died = await Promise.race([...running.map((proc) => proc.exited.then(() => proc)), signalReceived]);
     if (died && !signalled) {
       print(`${died.name} exited unexpectedly (see ${logFile(layout, died.name)}); stopping the rest`);
       await stopAll();
