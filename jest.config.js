@@ -16,6 +16,7 @@ export default {
   testPathIgnorePatterns: ['/node_modules/', '/dist/', '/.next/'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   testTimeout: 60_000,
   // Two cores: more workers only queue behind Chromium and Postgres.
   maxWorkers: 2,

@@ -12,6 +12,8 @@ import {
   type RunningRedis,
 } from '@lazyboy/localstack';
 
+const TEMPLATE_DATABASE = 'lazyboy_template';
+
 /** Throwaway Postgres and Redis for one test run: free ports, a temporary directory, nothing kept. */
 interface TestServices {
   root: string;
@@ -40,9 +42,12 @@ async function startTestServices(): Promise<TestServices> {
       startRedis({ dataDir: path.join(root, 'redis'), port, password, logFile: path.join(root, 'redis.log') }),
     ),
   ]);
-  await ensureDatabase(postgres.url('postgres'), 'lazyboy_test');
+  // Migrated once into a template nobody connects to; the shared test database and every suite that
+  // needs a database of its own are copies of it.
+  await ensureDatabase(postgres.url('postgres'), TEMPLATE_DATABASE);
+  await migrateDatabase(postgres.url(TEMPLATE_DATABASE));
+  await ensureDatabase(postgres.url('postgres'), 'lazyboy_test', TEMPLATE_DATABASE);
   const databaseUrl = postgres.url('lazyboy_test');
-  await migrateDatabase(databaseUrl);
   return {
     root,
     postgres,
@@ -69,4 +74,6 @@ export default async function globalSetup(): Promise<void> {
   process.env.DATABASE_URL = services.databaseUrl;
   process.env.REDIS_URL = services.redis.url;
   process.env.LAZYBOY_TEST_ROOT = services.root;
+  process.env.LAZYBOY_TEST_POSTGRES_ADMIN_URL = services.postgres.url('postgres');
+  process.env.LAZYBOY_TEST_TEMPLATE_DATABASE = TEMPLATE_DATABASE;
 }

@@ -108,13 +108,18 @@ async function waitForPostgres(url: string, proc: ManagedProcess, logFile: strin
   }
 }
 
-/** Creates `database` unless it exists. */
-export async function ensureDatabase(adminUrl: string, database: string): Promise<void> {
+/**
+ * Creates `database` unless it exists, optionally as a copy of `template` (a file-level copy: far faster
+ * than migrating again, but the template must have no open connections).
+ */
+export async function ensureDatabase(adminUrl: string, database: string, template?: string): Promise<void> {
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
-    if (found.rowCount === 0) await client.query(`CREATE DATABASE ${pg.escapeIdentifier(database)}`);
+    if (found.rowCount !== 0) return;
+    const from = template ? ` TEMPLATE ${pg.escapeIdentifier(template)}` : '';
+    await client.query(`CREATE DATABASE ${pg.escapeIdentifier(database)}${from}`);
   } finally {
     await client.end();
   }

@@ -1,0 +1,40 @@
+import { describe, expect, it } from '@jest/globals';
+import { ConfigError, apiEnvSchema, parseEnv, stackEnvSchema, workerEnvSchema } from './config.js';
+
+const required = { DATABASE_URL: 'postgresql://u:p@127.0.0.1:5432/db', REDIS_URL: 'redis://127.0.0.1:6379' };
+
+describe('environment schemas', () => {
+  it('fills defaults for the API on loopback, where no token is required', () => {
+    const env = parseEnv(apiEnvSchema, required);
+    expect(env).toMatchObject({
+      LAZYBOY_API_HOST: '127.0.0.1',
+      LAZYBOY_API_PORT: 3100,
+      LAZYBOY_ADMIN_EMAIL: 'admin@lazyboy.local',
+    });
+  });
+
+  it('refuses to bind a non-loopback address with a short token', () => {
+    const exposed = { ...required, LAZYBOY_API_HOST: '0.0.0.0' };
+    expect(() => parseEnv(apiEnvSchema, { ...exposed, LAZYBOY_APP_TOKEN: 'short' })).toThrow(
+      /LAZYBOY_APP_TOKEN: must be at least 32/,
+    );
+    expect(() => parseEnv(apiEnvSchema, exposed)).toThrow(ConfigError);
+    expect(parseEnv(apiEnvSchema, { ...exposed, LAZYBOY_APP_TOKEN: 'x'.repeat(32) }).LAZYBOY_API_HOST).toBe('0.0.0.0');
+  });
+
+  it('names every bad variable at once', () => {
+    expect(() => parseEnv(apiEnvSchema, { REDIS_URL: 'not a url', LAZYBOY_API_PORT: '70000' })).toThrow(
+      /DATABASE_URL[\s\S]*REDIS_URL[\s\S]*LAZYBOY_API_PORT|DATABASE_URL[\s\S]*LAZYBOY_API_PORT[\s\S]*REDIS_URL/,
+    );
+  });
+
+  it('requires a long control token for a worker', () => {
+    expect(() => parseEnv(workerEnvSchema, { LAZYBOY_CONTROL_TOKEN: 'dev-token' })).toThrow(/LAZYBOY_CONTROL_TOKEN/);
+    expect(parseEnv(workerEnvSchema, { LAZYBOY_CONTROL_TOKEN: 'k'.repeat(40) }).LAZYBOY_WORKER_PORT).toBe(3102);
+  });
+
+  it('reads ports of the local stack, 0 meaning "pick one"', () => {
+    const env = parseEnv(stackEnvSchema, { LAZYBOY_WEB_PORT: '0' });
+    expect(env).toMatchObject({ LAZYBOY_DATA_DIR: './data', LAZYBOY_WEB_PORT: 0, LAZYBOY_PG_PORT: 0, LAZYBOY_API_PORT: 3100 });
+  });
+});
