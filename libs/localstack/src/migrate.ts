@@ -1,11 +1,9 @@
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import pg from 'pg';
 import { repoRoot } from './repo-paths.js';
 
-const execFileAsync = promisify(execFile);
 const MIGRATIONS_DIR = path.join(repoRoot, 'prisma', 'migrations');
 
 /** Migrations in prisma/migrations that the database has not finished applying. */
@@ -29,21 +27,47 @@ export async function pendingMigrations(databaseUrl: string): Promise<string[]> 
   }
 }
 
+/** What `prisma migrate deploy` prints once every migration is applied and recorded. */
+const DEPLOYED = /All migrations have been successfully applied|No pending migrations to apply/;
+
 /**
- * Applies every pending migration with `prisma migrate deploy`. Skips the CLI (≈10 s, most of it the
- * engine winding down) when nothing is pending.
+ * Applies every pending migration with `prisma migrate deploy`. The CLI finishes its work in a second or
+ * two but then lingers ~10 s on engine timers: once it has reported success, it is stopped rather than
+ * waited for. Skipped entirely when nothing is pending.
  */
 export async function migrateDatabase(databaseUrl: string): Promise<void> {
   if ((await pendingMigrations(databaseUrl)).length === 0) return;
-  const prisma = path.join(repoRoot, 'node_modules', '.bin', 'prisma');
-  try {
-    await execFileAsync(prisma, ['migrate', 'deploy'], {
-      cwd: repoRoot,
-      env: { ...process.env, DATABASE_URL: databaseUrl, PRISMA_HIDE_UPDATE_MESSAGE: '1' },
-      timeout: 120_000,
+  const prisma = spawn(path.join(repoRoot, 'node_modules', '.bin', 'prisma'), ['migrate', 'deploy'], {
+    cwd: repoRoot,
+    env: { ...process.env, DATABASE_URL: databaseUrl, PRISMA_HIDE_UPDATE_MESSAGE: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      prisma.kill('SIGKILL');
+      reject(new Error(`prisma migrate deploy did not finish in 120 s:\n${output}`));
+    }, 120_000);
+    const collect = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (DEPLOYED.test(output)) {
+        clearTimeout(timer);
+        prisma.kill('SIGTERM');
+        resolve();
+      }
+    };
+    prisma.stdout.on('data', collect);
+    prisma.stderr.on('data', collect);
+    prisma.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
     });
-  } catch (error) {
-    const e = error as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`prisma migrate deploy failed: ${e.stderr || e.stdout || e.message}`, { cause: error });
-  }
+    prisma.once('exit', (code) => {
+      clearTimeout(timer);
+      if (DEPLOYED.test(output)) resolve();
+      else reject(new Error(`prisma migrate deploy failed (exit ${code}):\n${output}`));
+    });
+  });
+  const left = await pendingMigrations(databaseUrl);
+  if (left.length > 0) throw new Error(`migrations still pending after deploy: ${left.join(', ')}`);
 }

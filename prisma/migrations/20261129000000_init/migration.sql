@@ -391,10 +391,19 @@ CREATE UNIQUE INDEX "Bot_workspaceId_name_key" ON "Bot"("workspaceId", "name");
 CREATE INDEX "Session_workspaceId_botId_lastMessageAt_idx" ON "Session"("workspaceId", "botId", "lastMessageAt" DESC);
 
 -- CreateIndex
+CREATE INDEX "Session_botId_idx" ON "Session"("botId");
+
+-- CreateIndex
 CREATE INDEX "Message_sessionId_createdAt_id_idx" ON "Message"("sessionId", "createdAt", "id");
 
 -- CreateIndex
 CREATE INDEX "Message_runId_idx" ON "Message"("runId");
+
+-- CreateIndex
+CREATE INDEX "Message_botId_idx" ON "Message"("botId");
+
+-- CreateIndex
+CREATE INDEX "Message_authorUserId_idx" ON "Message"("authorUserId");
 
 -- CreateIndex
 CREATE UNIQUE INDEX "Message_workspaceId_clientNonce_key" ON "Message"("workspaceId", "clientNonce");
@@ -416,6 +425,12 @@ CREATE INDEX "Run_workspaceId_createdAt_idx" ON "Run"("workspaceId", "createdAt"
 
 -- CreateIndex
 CREATE INDEX "Run_sessionId_createdAt_idx" ON "Run"("sessionId", "createdAt");
+
+-- CreateIndex
+CREATE INDEX "Run_scheduleId_idx" ON "Run"("scheduleId");
+
+-- CreateIndex
+CREATE INDEX "Run_skillId_idx" ON "Run"("skillId");
 
 -- CreateIndex
 CREATE UNIQUE INDEX "RunEvent_runId_seq_key" ON "RunEvent"("runId", "seq");
@@ -469,6 +484,9 @@ CREATE UNIQUE INDEX "McpServer_workspaceId_name_key" ON "McpServer"("workspaceId
 CREATE INDEX "Attachment_messageId_idx" ON "Attachment"("messageId");
 
 -- CreateIndex
+CREATE INDEX "Attachment_sessionId_idx" ON "Attachment"("sessionId");
+
+-- CreateIndex
 CREATE INDEX "Attachment_expiresAt_idx" ON "Attachment"("expiresAt");
 
 -- CreateIndex
@@ -476,6 +494,9 @@ CREATE INDEX "AuditLog_workspaceId_createdAt_idx" ON "AuditLog"("workspaceId", "
 
 -- CreateIndex
 CREATE INDEX "AuditLog_action_createdAt_idx" ON "AuditLog"("action", "createdAt" DESC);
+
+-- CreateIndex
+CREATE INDEX "AuditLog_actorUserId_createdAt_idx" ON "AuditLog"("actorUserId", "createdAt" DESC);
 
 -- AddForeignKey
 ALTER TABLE "Membership" ADD CONSTRAINT "Membership_workspaceId_fkey" FOREIGN KEY ("workspaceId") REFERENCES "Workspace"("id") ON DELETE CASCADE ON UPDATE CASCADE;
