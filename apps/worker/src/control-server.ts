@@ -32,7 +32,7 @@ export class ControlServer {
   }
 
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
-    const url = new URL(req.url ?? '/', 'http://worker');
+    const url = new URL(req.url ?? '/', 'http://localhost');
     if (req.method === 'GET' && url.pathname === '/healthz') {
       return sendJson(res, 200, {
         status: 'ok',

@@ -22,39 +22,35 @@ function baseEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-export function startApi(ctx: AppProcessContext): ManagedProcess {
+/** One of the stack's Node programs, run from its build in apps/<name>/dist. */
+function startNodeApp(ctx: AppProcessContext, name: 'api' | 'worker', env: NodeJS.ProcessEnv): ManagedProcess {
   return new ManagedProcess({
-    name: 'api',
+    name,
     command: process.execPath,
-    args: [path.join(repoRoot, 'apps/api/dist/main.js')],
+    args: [path.join(repoRoot, `apps/${name}/dist/main.js`)],
     cwd: repoRoot,
-    env: {
-      ...baseEnv(),
-      DATABASE_URL: ctx.databaseUrl,
-      REDIS_URL: ctx.redisUrl,
-      LAZYBOY_API_HOST: '127.0.0.1',
-      LAZYBOY_API_PORT: String(ctx.ports.api),
-      LAZYBOY_APP_TOKEN: ctx.secrets.appToken,
-      LAZYBOY_ADMIN_EMAIL: ctx.adminEmail,
-    },
-    logFile: logFile(ctx.layout, 'api'),
+    env: { ...baseEnv(), ...env },
+    logFile: logFile(ctx.layout, name),
+  });
+}
+
+export function startApi(ctx: AppProcessContext): ManagedProcess {
+  return startNodeApp(ctx, 'api', {
+    DATABASE_URL: ctx.databaseUrl,
+    REDIS_URL: ctx.redisUrl,
+    LAZYBOY_API_HOST: '127.0.0.1',
+    LAZYBOY_API_PORT: String(ctx.ports.api),
+    LAZYBOY_APP_TOKEN: ctx.secrets.appToken,
+    LAZYBOY_ADMIN_EMAIL: ctx.adminEmail,
   });
 }
 
 export function startWorker(ctx: AppProcessContext): ManagedProcess {
-  return new ManagedProcess({
-    name: 'worker',
-    command: process.execPath,
-    args: [path.join(repoRoot, 'apps/worker/dist/main.js')],
-    cwd: repoRoot,
-    env: {
-      ...baseEnv(),
-      LAZYBOY_WORKER_HOST: '127.0.0.1',
-      LAZYBOY_WORKER_PORT: String(ctx.ports.worker),
-      LAZYBOY_CONTROL_TOKEN: ctx.secrets.controlToken,
-      LAZYBOY_COMPUTER_ID: 'local',
-    },
-    logFile: logFile(ctx.layout, 'worker'),
+  return startNodeApp(ctx, 'worker', {
+    LAZYBOY_WORKER_HOST: '127.0.0.1',
+    LAZYBOY_WORKER_PORT: String(ctx.ports.worker),
+    LAZYBOY_CONTROL_TOKEN: ctx.secrets.controlToken,
+    LAZYBOY_COMPUTER_ID: 'local',
   });
 }
 

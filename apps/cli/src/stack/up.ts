@@ -64,12 +64,12 @@ export async function up(env: Record<string, string | undefined>, print: Print =
     writeStackState(layout.stateFile, state);
   };
 
-  let stopping: Promise<void> | undefined;
-  const stopAll = () =>
-    (stopping ??= (async () => {
-      for (const proc of [...running].reverse()) await proc.stop();
-      clearStackState(layout.stateFile);
-    })());
+  // Not memoised: a component that finishes starting after a first call is stopped by the next one.
+  // Stopping a stopped process is a no-op.
+  const stopAll = async () => {
+    for (const proc of [...running].reverse()) await proc.stop();
+    clearStackState(layout.stateFile);
+  };
 
   let signalled: NodeJS.Signals | undefined;
   let resolveSignalled: () => void = () => undefined;
@@ -154,7 +154,8 @@ export async function up(env: Record<string, string | undefined>, print: Print =
     return 0;
   } catch (error) {
     await stopAll();
-    if (error instanceof StackInterruptedError) {
+    // After Ctrl-C, whatever failed mid-start failed because it was being stopped.
+    if (signalled) {
       print('LazyBoy stopped; data kept.');
       return 0;
     }
@@ -165,10 +166,8 @@ export async function up(env: Record<string, string | undefined>, print: Print =
   }
 }
 
-class StackInterruptedError extends Error {}
-
 function throwIfSignalled(signal: NodeJS.Signals | undefined): void {
-  if (signal) throw new StackInterruptedError(signal);
+  if (signal) throw new Error(`interrupted by ${signal}`);
 }
 
 function urlHost(host: string): string {
