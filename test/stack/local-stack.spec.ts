@@ -26,6 +26,17 @@ function processTable(): Proc[] {
     });
 }
 
+/** Polls the API's /readyz until it answers `status` (or 20 s pass), returning the last answer. */
+async function readyzUntil(port: number, status: number): Promise<{ status: number; body: Record<string, unknown> }> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const res = await fetch(`http://127.0.0.1:${port}/readyz`);
+    const body = (await res.json()) as Record<string, unknown>;
+    if (res.status === status || Date.now() > deadline) return { status: res.status, body };
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 function runCli(args: string[], env: NodeJS.ProcessEnv): { code: number; out: string } {
   try {
     return { code: 0, out: execFileSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8' }) };
@@ -36,7 +47,7 @@ function runCli(args: string[], env: NodeJS.ProcessEnv): { code: number; out: st
 }
 
 describe('lazyboy up (the embedded local stack)', () => {
-  it('starts every component, answers /readyz, and leaves no process behind after Ctrl-C', async () => {
+  it('starts every component, survives Redis restarting, and leaves no process behind after Ctrl-C', async () => {
     const missing = BUILT.filter((f) => !existsSync(f));
     if (missing.length > 0) throw new Error(`build first (./lazyboy test does): missing ${missing.join(', ')}`);
 
@@ -68,10 +79,12 @@ describe('lazyboy up (the embedded local stack)', () => {
       const webUrl = /LazyBoy is up: (http:\/\/\S+)/.exec(output)?.[1] ?? '';
       expect(output).toMatch(/sign in as admin@lazyboy\.local with the token \S{32,}/);
 
-      const state = JSON.parse(readFileSync(path.join(dataDir, 'stack.json'), 'utf8')) as {
-        ports: Record<string, number>;
-        components: Array<{ name: string; pid: number }>;
-      };
+      const readState = () =>
+        JSON.parse(readFileSync(path.join(dataDir, 'stack.json'), 'utf8')) as {
+          ports: Record<string, number>;
+          components: Array<{ name: string; pid: number }>;
+        };
+      const state = readState();
       expect(state.components.map((c) => c.name).sort()).toEqual(['api', 'postgres', 'redis', 'web', 'worker']);
 
       const readyz = await fetch(`http://127.0.0.1:${state.ports.api}/readyz`);
@@ -85,9 +98,25 @@ describe('lazyboy up (the embedded local stack)', () => {
       expect(status.code).toBe(0);
       expect(status.out).toMatch(/api\s+pid \d+/);
 
+      // Redis going away turns /readyz into a 503 naming it; the supervisor starts it again and the
+      // same API process reports ready again.
+      const pidOf = (name: string) => readState().components.find((c) => c.name === name)?.pid;
+      const apiPid = pidOf('api');
+      const redisPid = pidOf('redis')!;
+      process.kill(-redisPid, 'SIGTERM');
+      const down = await readyzUntil(state.ports.api!, 503);
+      expect(down.status).toBe(503);
+      expect(down.body).toMatchObject({ failing: ['redis'], error: { code: 'NOT_READY' } });
+      const back = await readyzUntil(state.ports.api!, 200);
+      expect(back.status).toBe(200);
+      expect(output).toMatch(/redis exited \(.*\); restarting it in/);
+      expect(pidOf('redis')).not.toBe(redisPid);
+      expect(pidOf('api')).toBe(apiPid);
+
       // Everything the stack runs: the supervisor, the components' process groups, and anything
       // else that names the data directory.
-      const groups = new Set([up.pid!, ...state.components.map((c) => c.pid)]);
+      const current = readState();
+      const groups = new Set([up.pid!, redisPid, ...current.components.map((c) => c.pid)]);
       const ours = processTable().filter((p) => groups.has(p.pgid) || p.args.includes(dataDir));
       expect(ours.length).toBeGreaterThanOrEqual(6);
 

@@ -14,10 +14,7 @@ export class ReadinessService {
   ) {}
 
   async check(): Promise<ReadinessReport> {
-    const [postgres, redis] = await Promise.all([
-      timed(() => this.database.ping()),
-      timed(() => this.redis.ping(CHECK_TIMEOUT_MS - 100)),
-    ]);
+    const [postgres, redis] = await Promise.all([timed(() => this.database.ping()), timed(() => this.redis.ping())]);
     const checks: Record<ReadinessComponent, ComponentCheck> = { postgres, redis };
     const failing = (Object.keys(checks) as ReadinessComponent[]).filter((name) => !checks[name].ok);
     return { status: failing.length === 0 ? 'ready' : 'unavailable', failing, checks };

@@ -1,6 +1,8 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
+
+const STARTUP_WAIT_MS = 2_000;
 
 /**
  * The API's Redis connection (wake-ups and event fan-out; Postgres stays the truth). Commands fail at
@@ -8,7 +10,7 @@ import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
  * background, so a restarted Redis is picked up without restarting the API.
  */
 @Injectable()
-export class RedisService implements OnModuleDestroy {
+export class RedisService implements OnModuleInit, OnModuleDestroy {
   readonly client: Redis;
   private readonly logger = new Logger(RedisService.name);
   private lastError = '';
@@ -33,24 +35,27 @@ export class RedisService implements OnModuleDestroy {
     });
   }
 
-  /**
-   * PING, waiting up to `timeoutMs` for a connection that is still being (re-)established rather than
-   * failing on the first instant after start-up or a restart.
-   */
-  async ping(timeoutMs: number): Promise<void> {
-    if (this.client.status !== 'ready') {
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          this.client.off('ready', onReady);
-          reject(new Error(`not connected (${this.lastError || this.client.status})`));
-        }, timeoutMs);
-        const onReady = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-        this.client.once('ready', onReady);
-      });
-    }
+  /** Start-up waits briefly for the first connection, but starts without Redis (/readyz says so). */
+  async onModuleInit(): Promise<void> {
+    if (this.client.status === 'ready') return;
+    const connected = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => {
+        this.client.off('ready', onReady);
+        resolve(false);
+      }, STARTUP_WAIT_MS);
+      const onReady = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      this.client.once('ready', onReady);
+    });
+    if (!connected)
+      this.logger.warn(`redis not reachable yet (${this.lastError || this.client.status}); retrying in the background`);
+  }
+
+  /** One PING; fails at once while the connection is down rather than waiting for it to come back. */
+  async ping(): Promise<void> {
+    if (this.client.status !== 'ready') throw new Error(`not connected (${this.lastError || this.client.status})`);
     const reply = await this.client.ping();
     if (reply !== 'PONG') throw new Error(`unexpected PING reply ${reply}`);
   }

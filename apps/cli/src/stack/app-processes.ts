@@ -34,30 +34,39 @@ function startNodeApp(ctx: AppProcessContext, name: 'api' | 'worker', env: NodeJ
   });
 }
 
-export function startApi(ctx: AppProcessContext): ManagedProcess {
-  return startNodeApp(ctx, 'api', {
-    DATABASE_URL: ctx.databaseUrl,
-    REDIS_URL: ctx.redisUrl,
-    LAZYBOY_API_HOST: '127.0.0.1',
-    LAZYBOY_API_PORT: String(ctx.ports.api),
-    LAZYBOY_APP_TOKEN: ctx.secrets.appToken,
-    LAZYBOY_ADMIN_EMAIL: ctx.adminEmail,
-  });
+/** Starts the API and resolves once it serves HTTP (readiness of its dependencies is checked apart). */
+export function startApi(ctx: AppProcessContext): Promise<ManagedProcess> {
+  return answering(
+    ctx,
+    `http://127.0.0.1:${ctx.ports.api}/healthz`,
+    startNodeApp(ctx, 'api', {
+      DATABASE_URL: ctx.databaseUrl,
+      REDIS_URL: ctx.redisUrl,
+      LAZYBOY_API_HOST: '127.0.0.1',
+      LAZYBOY_API_PORT: String(ctx.ports.api),
+      LAZYBOY_APP_TOKEN: ctx.secrets.appToken,
+      LAZYBOY_ADMIN_EMAIL: ctx.adminEmail,
+    }),
+  );
 }
 
-export function startWorker(ctx: AppProcessContext): ManagedProcess {
-  return startNodeApp(ctx, 'worker', {
-    LAZYBOY_WORKER_HOST: '127.0.0.1',
-    LAZYBOY_WORKER_PORT: String(ctx.ports.worker),
-    LAZYBOY_CONTROL_TOKEN: ctx.secrets.controlToken,
-    LAZYBOY_COMPUTER_ID: 'local',
-  });
+export function startWorker(ctx: AppProcessContext): Promise<ManagedProcess> {
+  return answering(
+    ctx,
+    `http://127.0.0.1:${ctx.ports.worker}/healthz`,
+    startNodeApp(ctx, 'worker', {
+      LAZYBOY_WORKER_HOST: '127.0.0.1',
+      LAZYBOY_WORKER_PORT: String(ctx.ports.worker),
+      LAZYBOY_CONTROL_TOKEN: ctx.secrets.controlToken,
+      LAZYBOY_COMPUTER_ID: 'local',
+    }),
+  );
 }
 
-export function startWeb(ctx: AppProcessContext): ManagedProcess {
+export function startWeb(ctx: AppProcessContext): Promise<ManagedProcess> {
   const webDir = path.join(repoRoot, 'apps/web');
   const nextBin = createRequire(path.join(webDir, 'package.json')).resolve('next/dist/bin/next');
-  return new ManagedProcess({
+  const web = new ManagedProcess({
     name: 'web',
     command: process.execPath,
     args: [nextBin, 'start', '--port', String(ctx.ports.web), '--hostname', ctx.webHost],
@@ -65,13 +74,31 @@ export function startWeb(ctx: AppProcessContext): ManagedProcess {
     env: { ...baseEnv(), LAZYBOY_API_URL: `http://127.0.0.1:${ctx.ports.api}` },
     logFile: logFile(ctx.layout, 'web'),
   });
+  return answering(ctx, `http://${urlHost(ctx.webHost)}:${ctx.ports.web}/healthz`, web);
+}
+
+/** `[::1]` for IPv6 literals in URLs. */
+export function urlHost(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** Resolves with `proc` once `url` answers 200; otherwise stops it and fails. */
+async function answering(ctx: AppProcessContext, url: string, proc: ManagedProcess): Promise<ManagedProcess> {
+  try {
+    await waitForHttp(proc, url, logFile(ctx.layout, proc.name));
+    return proc;
+  } catch (error) {
+    await proc.stop();
+    throw error;
+  }
 }
 
 /**
- * Resolves once GET `url` answers `expectStatus`; fails early, with the log's tail, if the process exits.
+ * Resolves once GET `url` answers `expectStatus`; fails early, with the log's tail, if `proc` exits.
  */
 export async function waitForHttp(
-  proc: ManagedProcess,
+  proc: ManagedProcess | undefined,
   url: string,
   log: string,
   timeoutMs = 60_000,
@@ -80,15 +107,15 @@ export async function waitForHttp(
   const { hostname, port } = new URL(url);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (!proc.running) throw new Error(`${proc.name} exited during start-up:\n${tail(log)}`);
+    if (proc && !proc.running) throw new Error(`${proc.name} exited during start-up:\n${tail(log)}`);
     try {
-      await waitForPort(Number(port), hostname, 200);
+      await waitForPort(Number(port), hostname.replace(/^\[|\]$/g, ''), 200);
       const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
       if (res.status === expectStatus) return;
     } catch {
-      // not yet listening
+      // not answering yet
     }
-    if (Date.now() > deadline) throw new Error(`${proc.name} did not answer ${url} within ${timeoutMs} ms:\n${tail(log)}`);
+    if (Date.now() > deadline) throw new Error(`${url} did not answer ${expectStatus} within ${timeoutMs} ms:\n${tail(log)}`);
     await new Promise((r) => setTimeout(r, 150));
   }
 }

@@ -1,8 +1,8 @@
-import { mkdirSync, chmodSync } from 'node:fs';
-import { type ManagedProcess, ensureDatabase, isAlive, migrateDatabase, startPostgres, startRedis } from '@lazyboy/localstack';
+import { chmodSync, mkdirSync } from 'node:fs';
+import { ensureDatabase, isAlive, migrateDatabase, startPostgres, startRedis } from '@lazyboy/localstack';
 import { adminEmailSchema, parseEnv, stackEnvSchema } from '@lazyboy/contracts';
 import { z } from 'zod';
-import { startApi, startWeb, startWorker, waitForHttp, type AppProcessContext } from './app-processes.js';
+import { startApi, startWeb, startWorker, urlHost, waitForHttp, type AppProcessContext } from './app-processes.js';
 import { stopLeftovers } from './down.js';
 import { logFile, stackLayout } from './stack-layout.js';
 import { resolvePorts } from './stack-ports.js';
@@ -13,9 +13,9 @@ import {
   readStackState,
   writeLastPorts,
   writeStackState,
-  type ComponentName,
   type StackState,
 } from './stack-state.js';
+import { Supervisor } from './supervisor.js';
 
 const DATABASE = 'lazyboy';
 
@@ -27,8 +27,9 @@ type Print = (line: string) => void;
 
 /**
  * `lazyboy up`: Postgres, Redis, the API, a worker and the web app as plain processes, started in
- * that order, with data under the data directory. Runs until SIGINT/SIGTERM (or a component dies),
- * then stops everything it started, newest first, and resolves with the exit code.
+ * that order, with data under the data directory. Runs until SIGINT/SIGTERM, restarting a component
+ * that exits on its own (until one crash-loops), then stops everything newest first and resolves with
+ * the exit code.
  */
 export async function up(env: Record<string, string | undefined>, print: Print = console.log): Promise<number> {
   const config = parseEnv(stackEnvSchema, env);
@@ -57,17 +58,13 @@ export async function up(env: Record<string, string | undefined>, print: Print =
     webHost: config.LAZYBOY_HOST,
     components: [],
   };
-  const running: ManagedProcess[] = [];
-  const track = (name: ComponentName, proc: ManagedProcess) => {
-    running.push(proc);
-    state.components.push({ name, pid: proc.pid });
-    writeStackState(layout.stateFile, state);
-  };
-
-  // Not memoised: a component that finishes starting after a first call is stopped by the next one.
-  // Stopping a stopped process is a no-op.
+  writeStackState(layout.stateFile, state);
+  const supervisor = new Supervisor({
+    print,
+    onChange: (running) => writeStackState(layout.stateFile, { ...state, components: [...running] }),
+  });
   const stopAll = async () => {
-    for (const proc of [...running].reverse()) await proc.stop();
+    await supervisor.stopAll();
     clearStackState(layout.stateFile);
   };
 
@@ -77,79 +74,82 @@ export async function up(env: Record<string, string | undefined>, print: Print =
   const onSignal = (signal: NodeJS.Signals) => {
     if (signalled) {
       // A second Ctrl-C: no more waiting for clean shutdowns.
-      for (const proc of running) if (proc.running) process.kill(-proc.pid, 'SIGKILL');
+      const current = readStackState(layout.stateFile);
+      for (const { pid } of current?.components ?? []) process.kill(-pid, 'SIGKILL');
       return;
     }
     signalled = signal;
     resolveSignalled();
     print(`\n${signal}: stopping LazyBoy…`);
-    void stopAll();
+    // Stop now rather than at the next step, so that a start in progress fails fast.
+    void supervisor.stopAll();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
 
   try {
-    writeStackState(layout.stateFile, state);
     print(`starting Postgres on 127.0.0.1:${ports.postgres} and Redis on 127.0.0.1:${ports.redis}…`);
-    const [postgres, redis] = await Promise.all([
-      startPostgres({
-        dataDir: layout.postgresDir,
-        port: ports.postgres,
-        password: secrets.postgresPassword,
-        logFile: logFile(layout, 'postgres'),
-      }).then((pg) => (track('postgres', pg.process), pg)),
-      startRedis({
-        dataDir: layout.redisDir,
-        port: ports.redis,
-        password: secrets.redisPassword,
-        logFile: logFile(layout, 'redis'),
-        persistent: true,
-      }).then((r) => (track('redis', r.process), r)),
-    ]);
-    throwIfSignalled(signalled);
-    await ensureDatabase(postgres.url('postgres'), DATABASE);
-    print('applying database migrations…');
-    await migrateDatabase(postgres.url(DATABASE));
-    throwIfSignalled(signalled);
-
-    const ctx: AppProcessContext = {
-      layout,
-      ports,
-      secrets,
-      databaseUrl: postgres.url(DATABASE),
-      redisUrl: redis.url,
-      webHost: config.LAZYBOY_HOST,
-      adminEmail,
-    };
-    print('starting the API, the worker and the web app…');
-    const api = startApi(ctx);
-    track('api', api);
-    const worker = startWorker(ctx);
-    track('worker', worker);
-    const web = startWeb(ctx);
-    track('web', web);
+    let databaseUrl = '';
+    let redisUrl = '';
     await Promise.all([
-      waitForHttp(api, `http://127.0.0.1:${ports.api}/readyz`, logFile(layout, 'api')),
-      waitForHttp(worker, `http://127.0.0.1:${ports.worker}/healthz`, logFile(layout, 'worker')),
-      waitForHttp(web, `http://${urlHost(config.LAZYBOY_HOST)}:${ports.web}/healthz`, logFile(layout, 'web')),
+      supervisor.start({
+        name: 'postgres',
+        start: async () => {
+          const pg = await startPostgres({
+            dataDir: layout.postgresDir,
+            port: ports.postgres,
+            password: secrets.postgresPassword,
+            logFile: logFile(layout, 'postgres'),
+          });
+          databaseUrl = pg.url(DATABASE);
+          await ensureDatabase(pg.url('postgres'), DATABASE);
+          return pg.process;
+        },
+      }),
+      supervisor.start({
+        name: 'redis',
+        start: async () => {
+          const redis = await startRedis({
+            dataDir: layout.redisDir,
+            port: ports.redis,
+            password: secrets.redisPassword,
+            logFile: logFile(layout, 'redis'),
+            persistent: true,
+          });
+          redisUrl = redis.url;
+          return redis.process;
+        },
+      }),
     ]);
     throwIfSignalled(signalled);
+    print('applying database migrations…');
+    await migrateDatabase(databaseUrl);
+    throwIfSignalled(signalled);
 
-    const displayHost = config.LAZYBOY_HOST === '0.0.0.0' ? '127.0.0.1' : urlHost(config.LAZYBOY_HOST);
+    const ctx: AppProcessContext = { layout, ports, secrets, databaseUrl, redisUrl, webHost: config.LAZYBOY_HOST, adminEmail };
+    print('starting the API, the worker and the web app…');
+    await Promise.all([
+      supervisor.start({ name: 'api', start: () => startApi(ctx) }),
+      supervisor.start({ name: 'worker', start: () => startWorker(ctx) }),
+      supervisor.start({ name: 'web', start: () => startWeb(ctx) }),
+    ]);
+    throwIfSignalled(signalled);
+    // Everything answers; the API must also reach Postgres and Redis before the stack counts as up.
+    await waitForHttp(undefined, `http://127.0.0.1:${ports.api}/readyz`, logFile(layout, 'api'), 30_000);
+    throwIfSignalled(signalled);
+
     print('');
-    print(`LazyBoy is up: http://${displayHost}:${ports.web}`);
+    print(`LazyBoy is up: http://${urlHost(config.LAZYBOY_HOST)}:${ports.web}`);
     print(`  sign in as ${adminEmail} with the token ${secrets.appToken}`);
     print(`  data in ${layout.dataDir}, logs in ${layout.logsDir}`);
     print('  press Ctrl-C to stop');
 
-    // Run until a signal, or until a component dies on its own (then stop the rest and fail).
-    const died = await Promise.race([...running.map((proc) => proc.exited.then(() => proc)), signalReceived]);
-    if (died && !signalled) {
-      print(`${died.name} exited unexpectedly (see ${logFile(layout, died.name)}); stopping the rest`);
-      await stopAll();
+    const crash = await Promise.race([supervisor.crashLoop, signalReceived]);
+    await stopAll();
+    if (crash && !signalled) {
+      print(`${crash.message}; stopped LazyBoy (logs in ${layout.logsDir})`);
       return 1;
     }
-    await stopAll();
     print('LazyBoy stopped; data kept.');
     return 0;
   } catch (error) {
@@ -168,8 +168,4 @@ export async function up(env: Record<string, string | undefined>, print: Print =
 
 function throwIfSignalled(signal: NodeJS.Signals | undefined): void {
   if (signal) throw new Error(`interrupted by ${signal}`);
-}
-
-function urlHost(host: string): string {
-  return host.includes(':') ? `[${host}]` : host;
 }
