@@ -2,3 +2,4 @@ export * from './config.js';
 export * from './domain.js';
 export * from './errors.js';
 export * from './health.js';
+export * from './model.js';
