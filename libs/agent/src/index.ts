@@ -20,3 +20,5 @@ export { planHasOpenSteps, type PlanStep } from './loop/plan.js';
 export { isSmallTalk } from './loop/small-talk.js';
 export { trimForRequest, type TrimOptions } from './loop/trimming.js';
 export { IDENTICAL_REMINDER } from './loop/guards.js';
+export { BackgroundJobs, revivalMessage, type BackgroundJob } from './loop/background.js';
+export { subagentTools, type ChildRuntime } from './tools/subagent-tools.js';

@@ -1,4 +1,5 @@
 import type { ChatMessage, ContentPart, ModelClient, ModelResponse, ToolCall } from '@lazyboy/contracts';
+import { BackgroundJobs, revivalMessage } from './loop/background.js';
 import { emptyCheckpoint, NOT_STARTED, recoverCheckpoint, type Checkpoint } from './loop/checkpoint.js';
 import type { LoopDirective } from './loop/directives.js';
 import type { AgentEvent, AgentEventHandler } from './loop/events.js';
@@ -20,6 +21,7 @@ import { systemClock, type CheckpointStore, type Clock, type HumanAnswer, type H
 import { CONTROL_TOOLS } from './tools/control-tools.js';
 import { answerToResult, humanTools, type HumanToolOptions } from './tools/human-tools.js';
 import { ToolRegistry } from './tools/registry.js';
+import { subagentTools } from './tools/subagent-tools.js';
 import type { ToolDefinition, ToolOutcome } from './tools/tool.js';
 
 export const HEARTBEAT_MS = 20_000;
@@ -37,6 +39,8 @@ export interface RuntimeOptions {
   checkpoints?: CheckpointStore;
   clock?: Clock;
   trim?: Partial<TrimOptions>;
+  /** Offer spawn_subagent and friends (children get the same working tools, without subagents). */
+  subagents?: boolean;
 }
 
 export interface RunInput {
@@ -76,9 +80,22 @@ export class Runtime {
   private readonly steering: string[] = [];
   private readonly registry: ToolRegistry;
   private readonly clock: Clock;
+  /** Lives as long as the runtime: a job started in one turn may finish in a later one. */
+  private readonly jobs = new BackgroundJobs();
 
   constructor(private readonly options: RuntimeOptions) {
-    this.registry = new ToolRegistry([...CONTROL_TOOLS, ...humanTools(options.human, options.humanTools), ...options.tools]);
+    const children = options.subagents
+      ? subagentTools(
+          this.jobs,
+          () => new Runtime({ ...options, subagents: false, human: { mode: 'turn-ending' }, checkpoints: undefined }),
+        )
+      : [];
+    this.registry = new ToolRegistry([
+      ...CONTROL_TOOLS,
+      ...humanTools(options.human, options.humanTools),
+      ...children,
+      ...options.tools,
+    ]);
     this.clock = options.clock ?? systemClock;
   }
 
@@ -89,6 +106,7 @@ export class Runtime {
   /** Input that arrives while the agent works: applied at the next safe boundary. */
   steer(text: string): void {
     this.steering.push(text);
+    this.jobs.interrupt();
   }
 
   async run(input: RunInput): Promise<RunResult> {
@@ -112,10 +130,13 @@ export class Runtime {
 
     const identical = new IdenticalRoundGuard();
     const noProgress = new NoProgressGuard();
+    const interruptWait = () => this.jobs.interrupt();
+    signal.addEventListener('abort', interruptWait);
     try {
       for (;;) {
         this.throwIfCancelled(signal);
         this.applySteering(state);
+        this.applyRevivals(state);
         if (state.roundsUsed >= this.options.limits.roundsTotal) {
           const progress = state.lastProgress ? ` Progress so far: ${state.lastProgress}` : '';
           const reason = `stopped after ${state.roundsUsed} rounds: the total budget of ${this.options.limits.roundsTotal} rounds is used up.${progress}`;
@@ -279,7 +300,15 @@ export class Runtime {
       this.emit({ type: 'status', status: tool.kind === 'human' ? 'waiting_for_human' : 'acting', detail: call.name });
     try {
       const outcome = await this.awaiting(tool.kind === 'human' ? 'human' : `tool ${call.name}`, () =>
-        tool.execute(parsed.data, { signal, callId: call.id }),
+        tool.execute(parsed.data, {
+          signal,
+          callId: call.id,
+          background: (description, work) => {
+            const id = this.jobs.start('command', description, work);
+            this.emit({ type: 'background', jobId: id, kind: 'command', description, status: 'started' });
+            return id;
+          },
+        }),
       );
       return { call, outcome, invalid: false };
     } catch (error) {
@@ -353,6 +382,26 @@ export class Runtime {
       state.history.push({ role: 'user', content: text });
       this.emit({ type: 'steering', text });
     }
+  }
+
+  /** Tells the model about background jobs that finished since the last boundary. */
+  private applyRevivals(state: Checkpoint): void {
+    for (const job of this.jobs.takeFinished()) {
+      state.history.push({ role: 'user', content: revivalMessage(job) });
+      this.emit({ type: 'background', jobId: job.id, kind: job.kind, description: job.description, status: 'finished' });
+    }
+  }
+
+  /** Waits until a background job finishes, the user steers, or the run is cancelled. */
+  private async waitForBackground(signal: AbortSignal): Promise<void> {
+    if (this.steering.length > 0 || signal.aborted) return;
+    const names = this.jobs
+      .running()
+      .map((j) => `${j.id} (${j.description})`)
+      .join(', ');
+    this.emit({ type: 'status', status: 'waiting_for_background', detail: names });
+    await this.awaiting(`background ${names}`, () => this.jobs.waitForChange());
+    this.throwIfCancelled(signal);
   }
 
   /** A progress beat at the end of every chunk of rounds: no model call, just the latest progress. */

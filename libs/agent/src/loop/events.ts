@@ -17,7 +17,8 @@ export type AgentEvent =
   | { type: 'message'; text: string; progress: boolean }
   | { type: 'progress'; chunk: number; roundsUsed: number; roundsTotal: number; summary: string }
   | { type: 'question'; question: PendingQuestion }
-  | { type: 'status'; status: 'thinking' | 'acting' | 'waiting_for_human' | 'idle'; detail?: string }
+  | { type: 'status'; status: 'thinking' | 'acting' | 'waiting_for_human' | 'waiting_for_background' | 'idle'; detail?: string }
+  | { type: 'background'; jobId: string; kind: 'command' | 'subagent'; description: string; status: 'started' | 'finished' }
   | { type: 'heartbeat'; awaiting: string; sinceMs: number }
   | { type: 'steering'; text: string }
   | { type: 'done'; outcome: RunOutcome }

@@ -13,6 +13,11 @@ export interface ToolContext {
   signal: AbortSignal;
   /** The id pairing this call with its result. */
   callId: string;
+  /**
+   * Lets work continue past this call (a command past its block_until_ms): returns a job id to put in the
+   * result. The model is told when the work finishes.
+   */
+  background(description: string, work: Promise<ToolOutcome>): string;
 }
 
 /** What a tool hands back to the loop. */
