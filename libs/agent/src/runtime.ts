@@ -153,6 +153,11 @@ export class Runtime {
 
         if (response.toolCalls.length === 0) {
           state.history.push({ role: 'assistant', content: response.text });
+          if (this.jobs.pending() && !toolsOff) {
+            // The model yielded while work still runs (or finished unseen): wait, then revive the model.
+            await this.waitForBackground(signal);
+            continue;
+          }
           const open = planHasOpenSteps(state.plan);
           if (!open || toolsOff)
             return this.finish(state, { status: 'done', summary: response.text.trim(), roundsUsed: state.roundsUsed });
@@ -394,7 +399,7 @@ export class Runtime {
 
   /** Waits until a background job finishes, the user steers, or the run is cancelled. */
   private async waitForBackground(signal: AbortSignal): Promise<void> {
-    if (this.steering.length > 0 || signal.aborted) return;
+    if (this.steering.length > 0 || signal.aborted || this.jobs.running().length === 0) return;
     const names = this.jobs
       .running()
       .map((j) => `${j.id} (${j.description})`)

@@ -43,6 +43,11 @@ export class BackgroundJobs {
     return [...this.jobs.values()].filter((j) => j.status === 'running');
   }
 
+  /** Some job still runs, or finished without the model having heard of it. */
+  pending(): boolean {
+    return [...this.jobs.values()].some((j) => j.status === 'running' || !j.reported);
+  }
+
   /** Finished jobs the model has not heard about yet; marks them reported. */
   takeFinished(): BackgroundJob[] {
     const done = [...this.jobs.values()].filter((j) => j.status === 'finished' && !j.reported);
