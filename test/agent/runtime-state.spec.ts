@@ -99,21 +99,21 @@ describe('runtime: checkpoints, recovery, cancellation, steering, trimming, even
   });
 
   it('applies input typed while working at the next boundary (steering)', async () => {
-    let runtimeRef: { steer(text: string): void } | undefined;
+    const ref: { runtime?: { steer(text: string): void } } = {};
     const steerDuring = defineTool({
       name: 'search',
       kind: 'command',
       description: 'test',
       schema: z.object({ q: z.string() }),
       execute: async ({ q }) => {
-        runtimeRef?.steer('Only look at flights before noon.');
+        ref.runtime?.steer('Only look at flights before noon.');
         return { content: `results for ${q}` };
       },
     });
     const h = await harness([{ toolCalls: [{ name: 'search', arguments: { q: 'flights to Tokyo' } }] }, done], {
       tools: [steerDuring],
     });
-    runtimeRef = h.runtime;
+    ref.runtime = h.runtime;
     try {
       await h.runtime.run({ message: 'find me a flight' });
       expect(lastMessage(h, 1)).toEqual({ role: 'user', content: 'Only look at flights before noon.' });
