@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { defineTool } from '@lazyboy/agent';
+import { backgroundAfter, defineTool, type ToolOutcome } from '@lazyboy/agent';
 import type { ReceivedRequest, Turn } from '@lazyboy/model';
 import { z } from 'zod';
 import { harness, lastMessage } from './harness.js';
@@ -12,13 +12,10 @@ function commandTool(durationMs: number, blockUntilMs: number) {
     description: 'run a command',
     schema: z.object({ command: z.string() }),
     execute: async ({ command }, ctx) => {
-      const work = new Promise<{ content: string }>((resolve) =>
+      const work = new Promise<ToolOutcome>((resolve) =>
         setTimeout(() => resolve({ content: `${command}: exit 0` }), durationMs),
       );
-      const inTime = await Promise.race([work, new Promise<undefined>((r) => setTimeout(() => r(undefined), blockUntilMs))]);
-      if (inTime) return inTime;
-      const id = ctx.background(command, work);
-      return { content: `still running after ${blockUntilMs} ms: continues in the background as ${id}` };
+      return backgroundAfter(ctx, command, work, blockUntilMs);
     },
   });
 }
@@ -26,6 +23,22 @@ function commandTool(durationMs: number, blockUntilMs: number) {
 const text = (r: ReceivedRequest) => r.messages.map((m) => ('content' in m ? String(m.content) : '')).join('\n');
 
 describe('runtime: background work (seed 003)', () => {
+  it('returns a quick command in the foreground', async () => {
+    const h = await harness(
+      [
+        { toolCalls: [{ name: 'shell', arguments: { command: 'ls' } }] },
+        { toolCalls: [{ name: 'report_done', arguments: { summary: 'listed' } }] },
+      ],
+      { tools: [commandTool(5, 500)] },
+    );
+    try {
+      await h.runtime.run({ message: 'list files' });
+      expect(lastMessage(h, 1)).toMatchObject({ role: 'tool', content: 'ls: exit 0' });
+    } finally {
+      await h.close();
+    }
+  });
+
   it('waits when the model yields while a command runs, then revives it with the result', async () => {
     const h = await harness(
       [
@@ -42,6 +55,7 @@ describe('runtime: background work (seed 003)', () => {
       const revival = lastMessage(h, 2);
       expect(revival).toMatchObject({ role: 'user' });
       expect(String(revival?.content)).toMatch(/^\[background\] command job-1 \(npm test\) finished:\nnpm test: exit 0/);
+      expect(String(lastMessage(h, 1)?.content)).toContain('continues in the background as job-1');
       expect(h.events).toContainEqual(expect.objectContaining({ type: 'status', status: 'waiting_for_background' }));
     } finally {
       await h.close();
