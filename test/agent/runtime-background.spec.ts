@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { backgroundAfter, defineTool, type ToolOutcome } from '@lazyboy/agent';
 import type { ReceivedRequest, Turn } from '@lazyboy/model';
 import { z } from 'zod';
-import { harness, lastMessage } from './harness.js';
+import { echoTool, harness, lastMessage } from './harness.js';
 
 /** A command tool that finishes in time or goes to the background after `blockUntilMs`. */
 function commandTool(durationMs: number, blockUntilMs: number) {
@@ -115,6 +115,45 @@ describe('runtime: background work (seed 003)', () => {
         .filter((r) => r.messages.some((m) => m.content === 'start a watcher, then stop it'))
         .at(-1)!;
       expect(String(parentLast.messages.at(-1)?.content)).toContain('stopped before it finished');
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('checks on a running subagent and steers it with a message', async () => {
+    let childRound = 0;
+    const script = async (r: ReceivedRequest): Promise<Turn> => {
+      const isChild = r.messages.some((m) => m.role === 'user' && m.content === 'Collect prices');
+      if (isChild) {
+        const steered = r.messages.some((m) => m.role === 'user' && m.content === 'Only shops in Taipei.');
+        if (steered) return { toolCalls: [{ name: 'report_done', arguments: { summary: 'Taipei prices collected' } }] };
+        childRound++;
+        // Real work each round (a different lookup), so no guard stops the child while it waits to be steered.
+        return {
+          delayMs: 20,
+          toolCalls: [
+            ...(childRound === 1 ? [{ name: 'send_message', arguments: { text: 'looking at shop list' } }] : []),
+            { name: 'lookup', arguments: { key: `shop-${childRound}` } },
+          ],
+        };
+      }
+      const results = r.messages.filter((m) => m.role === 'tool').length;
+      if (results === 0) return { toolCalls: [{ name: 'spawn_subagent', arguments: { task: 'Collect prices' } }] };
+      if (results === 1) return { delayMs: 150, toolCalls: [{ name: 'check_subagent', arguments: { id: 'agent-1' } }] };
+      if (results === 2)
+        return { toolCalls: [{ name: 'message_subagent', arguments: { id: 'agent-1', text: 'Only shops in Taipei.' } }] };
+      if (!text(r).includes('[background]')) return { text: 'Waiting for the helper.' };
+      return { toolCalls: [{ name: 'report_done', arguments: { summary: 'done' } }] };
+    };
+    const h = await harness(script, { subagents: true, tools: [echoTool()] });
+    try {
+      const { outcome } = await h.runtime.run({ message: 'compare prices' });
+      expect(outcome.status).toBe('done');
+      const parent = h.server.requests.filter((r) => r.messages.some((m) => m.content === 'compare prices'));
+      const results = parent.at(-1)!.messages.flatMap((m) => (m.role === 'tool' ? [String(m.content)] : []));
+      expect(results[1]).toBe('agent-1: running; latest progress: looking at shop list');
+      expect(results[2]).toBe('sent to agent-1');
+      expect(String(parent.at(-1)!.messages.at(-1)?.content)).toContain('done: Taipei prices collected');
     } finally {
       await h.close();
     }

@@ -1,1 +1,21 @@
-export {};
+export * from './errors.js';
+export * from './provider-defaults.js';
+export { DEFAULT_TIMEOUT_MS, type ModelHttpOptions, type RetryNotice } from './http/model-http.js';
+export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './http/retry-policy.js';
+export type { ModelClientOptions } from './providers/client-options.js';
+export { ChatCompletionsClient, type ChatCompletionsClientOptions } from './providers/chat-completions.js';
+export { ResponsesClient } from './providers/responses.js';
+export {
+  type CredentialLink,
+  type CredentialSource,
+  isInContainer,
+  type ModelBackend,
+  type ResolvedModelBackend,
+  type ResolveModelBackendInput,
+  resolveModelBackend,
+  rewriteLoopbackForContainer,
+} from './credentials.js';
+export { createModelClient } from './create-model-client.js';
+export { ScriptedModelServer, type ScriptedModelServerOptions } from './scripted/scripted-model-server.js';
+export type { ReceivedRequest, Script, ScriptedApi, ScriptedToolCall, Turn } from './scripted/script.js';
+export { scriptedBackend } from './scripted/scripted-backend.js';

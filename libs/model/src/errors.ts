@@ -1,0 +1,98 @@
+// Every failure of the model harness is a ModelError subclass with a one-line message a person can act
+// on. Messages never carry a stack trace or an API key: they end up in run events and in the UI.
+
+export interface ModelErrorDetails {
+  /** Provider label, e.g. "xai" or "openai-chat". */
+  provider?: string;
+  /** HTTP status of the provider's answer, when there was one. */
+  status?: number;
+  cause?: unknown;
+}
+
+export class ModelError extends Error {
+  // Typed `string` so that subclasses can name themselves.
+  override readonly name: string = 'ModelError';
+  readonly provider: string | undefined;
+  readonly status: number | undefined;
+
+  constructor(message: string, details: ModelErrorDetails = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.provider = details.provider;
+    this.status = details.status;
+  }
+}
+
+/** 401/403: the provider refused the key. */
+export class ModelAuthError extends ModelError {
+  override readonly name: string = 'ModelAuthError';
+}
+
+/** A hosted provider was chosen but no key was configured; raised before any request is sent. */
+export class MissingApiKeyError extends ModelAuthError {
+  override readonly name: string = 'MissingApiKeyError';
+}
+
+export class ModelNotFoundError extends ModelError {
+  override readonly name = 'ModelNotFoundError';
+  readonly model: string;
+
+  constructor(message: string, model: string, details: ModelErrorDetails = {}) {
+    super(message, details);
+    this.model = model;
+  }
+}
+
+export class ModelRateLimitError extends ModelError {
+  override readonly name = 'ModelRateLimitError';
+  /** What the provider's last Retry-After asked for, if anything. */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(message: string, retryAfterMs: number | undefined, details: ModelErrorDetails = {}) {
+    super(message, details);
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+/** 5xx after the retry budget, or an error the provider reported inside a stream. */
+export class ModelServerError extends ModelError {
+  override readonly name = 'ModelServerError';
+}
+
+export class ModelTimeoutError extends ModelError {
+  override readonly name = 'ModelTimeoutError';
+  readonly timeoutMs: number;
+
+  constructor(message: string, timeoutMs: number, details: ModelErrorDetails = {}) {
+    super(message, details);
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** Any other 4xx: the request itself is wrong; repeating it cannot help. */
+export class ModelRequestError extends ModelError {
+  override readonly name = 'ModelRequestError';
+}
+
+/** The caller's AbortSignal fired. */
+export class ModelAbortedError extends ModelError {
+  override readonly name = 'ModelAbortedError';
+}
+
+/** The provider could not be reached (refused, reset, DNS) even after the retries. */
+export class ModelConnectionError extends ModelError {
+  override readonly name = 'ModelConnectionError';
+}
+
+/** The provider answered with something that is not the protocol it claims to speak. */
+export class ModelProtocolError extends ModelError {
+  override readonly name = 'ModelProtocolError';
+}
+
+/** The settings and environment do not say which model to use, or say it wrongly. */
+export class ModelNotConfiguredError extends ModelError {
+  override readonly name = 'ModelNotConfiguredError';
+}
+
+export class UnsupportedProviderError extends ModelError {
+  override readonly name = 'UnsupportedProviderError';
+}
