@@ -23,6 +23,38 @@ describe('runtime: checkpoints, recovery, cancellation, steering, trimming, even
     }
   });
 
+  it('keeps what tools report (browser URL, command metadata) and the plan in the checkpoint', async () => {
+    const navigate = defineTool({
+      name: 'navigate',
+      kind: 'browser',
+      description: 'test',
+      schema: z.object({ url: z.string() }),
+      execute: async ({ url }) => ({ content: `opened ${url}`, state: { browserUrl: url } }),
+    });
+    const h = await harness(
+      [
+        {
+          toolCalls: [
+            { name: 'update_plan', arguments: { steps: [{ title: 'Open the shop', status: 'active' }] } },
+            { name: 'navigate', arguments: { url: 'http://127.0.0.1:9/shop' } },
+          ],
+        },
+        { toolCalls: [{ name: 'navigate', arguments: { url: 'http://127.0.0.1:9/cart' } }] },
+        done,
+      ],
+      { tools: [navigate] },
+    );
+    try {
+      await h.runtime.run({ message: 'open my cart' });
+      const last = h.checkpoints.at(-1)!;
+      expect(last.toolState).toEqual({ browserUrl: 'http://127.0.0.1:9/cart' });
+      expect(last.plan).toEqual([{ title: 'Open the shop', status: 'active' }]);
+      expect(h.checkpoints.some((c) => c.toolState['browserUrl'] === 'http://127.0.0.1:9/shop')).toBe(true);
+    } finally {
+      await h.close();
+    }
+  });
+
   it('recovers an interrupted call as an explicit unknown outcome and never replays it', async () => {
     const log: string[] = [];
     const first = await harness(
