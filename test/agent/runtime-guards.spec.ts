@@ -101,6 +101,32 @@ describe('runtime: guards and budgets', () => {
     }
   });
 
+  it('gives every new user turn its own budget, while a parked turn keeps counting', async () => {
+    const lookups = (n: number): Turn[] =>
+      Array.from({ length: n }, (_, i) => ({ toolCalls: [{ name: 'lookup', arguments: { key: `k${i}` } }] }));
+    const h = await harness(
+      [
+        ...lookups(2),
+        { toolCalls: [{ name: 'request_user_input', arguments: { question: 'Which one?' } }] },
+        ...lookups(1),
+        { text: 'First turn finished.' },
+        ...lookups(3),
+        { text: 'Second turn finished.' },
+      ],
+      { tools: [echoTool()], limits: { roundsPerChunk: 10, roundsTotal: 5 } },
+    );
+    try {
+      const parked = await h.runtime.run({ message: 'first task' });
+      expect(parked.outcome).toMatchObject({ status: 'waiting_input', roundsUsed: 3 });
+      const first = await h.runtime.run({ resume: parked.checkpoint, message: 'the blue one' });
+      expect(first.outcome).toMatchObject({ status: 'done', roundsUsed: 5 });
+      const second = await h.runtime.run({ resume: first.checkpoint, message: 'second task' });
+      expect(second.outcome).toMatchObject({ status: 'done', summary: 'Second turn finished.', roundsUsed: 4 });
+    } finally {
+      await h.close();
+    }
+  });
+
   it('ends as blocked with a clear reason when the model keeps failing', async () => {
     const h = await harness([{ httpStatus: 500 }, { httpStatus: 500 }, { httpStatus: 500 }]);
     try {

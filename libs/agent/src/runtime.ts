@@ -122,7 +122,10 @@ export class Runtime {
       if (outcome.directive?.kind === 'blocked')
         return this.finish(state, blocked(state, outcome.directive.reason, 'human_declined'));
     } else if (input.message !== undefined) {
+      // A new user turn: the round budget is per turn (a parked or cancelled turn keeps counting).
       state.history.push({ role: 'user', content: input.message });
+      state.roundsUsed = 0;
+      state.lastProgress = '';
     }
     const latestUserText = lastUserText(state.history);
     const toolsOff =

@@ -20,6 +20,7 @@ export interface Checkpoint {
   inflight: InflightCall | null;
   /** Facts tools reported (browser URL, running commands), merged by key. */
   toolState: Record<string, unknown>;
+  /** Model rounds of the current user turn (the budget counts these). */
   roundsUsed: number;
   /** The latest progress text (report_progress / send_message), for progress beats and budget notes. */
   lastProgress: string;
