@@ -1,0 +1,205 @@
+/// <reference lib="dom" />
+// Runs inside the page (passed to page.evaluate as a function, so it must not close over anything).
+// Finds what a person could interact with right now, numbers it 1…N, and keeps the elements in a
+// per-document registry so that a later action can name "element 7" of exactly this observation.
+
+export interface ObservedElement {
+  id: number;
+  /** What it is: button, link, textbox, checkbox, select, … */
+  role: string;
+  /** Its accessible name or visible text, shortened. */
+  name: string;
+  /** Extra facts: value, placeholder, href, checked, disabled, options. */
+  details: string[];
+  /** Its box in CSS pixels of the viewport (for the overlay). */
+  box: { x: number; y: number; width: number; height: number };
+  inViewport: boolean;
+}
+
+export interface ObservedPage {
+  /** Numbering generation: ids are only valid with this generation. */
+  generation: number;
+  url: string;
+  title: string;
+  elements: ObservedElement[];
+  /** Visible text of the page (headings, paragraphs, labels), condensed. */
+  text: string;
+  scroll: { y: number; height: number; viewportHeight: number };
+}
+
+/** Collects and numbers the interactive elements; stores them under window.__lazyboyElements. */
+export function observeInPage(args: { maxTextChars: number; maxElements: number }): ObservedPage {
+  type Registry = { generation: number; elements: Element[] };
+  const w = window as unknown as { __lazyboyElements?: Registry };
+  const generation = (w.__lazyboyElements?.generation ?? 0) + 1;
+
+  const INTERACTIVE =
+    'a[href], button, input:not([type=hidden]), select, textarea, summary, [role=button], [role=link], [role=checkbox], ' +
+    '[role=radio], [role=tab], [role=menuitem], [role=option], [role=switch], [role=combobox], [role=textbox], ' +
+    '[contenteditable=""], [contenteditable=true], [onclick], [tabindex]:not([tabindex="-1"]), svg[role=img], svg[aria-label]';
+
+  const visible = (el: Element): boolean => {
+    const rect = el.getBoundingClientRect();
+    if (rect.width < 1 || rect.height < 1) return false;
+    const style = getComputedStyle(el);
+    if (style.visibility === 'hidden' || style.display === 'none' || Number(style.opacity) === 0) return false;
+    // Clipped away by an ancestor with overflow hidden (menus folded shut, off-canvas drawers).
+    for (let p = el.parentElement; p; p = p.parentElement) {
+      const ps = getComputedStyle(p);
+      if (ps.overflow === 'hidden' || ps.overflowX === 'hidden' || ps.overflowY === 'hidden') {
+        const pr = p.getBoundingClientRect();
+        if (rect.right <= pr.left || rect.left >= pr.right || rect.bottom <= pr.top || rect.top >= pr.bottom) return false;
+      }
+    }
+    return true;
+  };
+
+  const shorten = (s: string, n = 80) => {
+    const t = s.replace(/\s+/g, ' ').trim();
+    return t.length > n ? `${t.slice(0, n - 1)}…` : t;
+  };
+
+  const labelOf = (el: Element): string => {
+    const aria = el.getAttribute('aria-label');
+    if (aria) return aria;
+    const labelledBy = el.getAttribute('aria-labelledby');
+    if (labelledBy) {
+      const text = labelledBy
+        .split(/\s+/)
+        .map((id) => document.getElementById(id)?.textContent ?? '')
+        .join(' ');
+      if (text.trim()) return text;
+    }
+    if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement) {
+      const label = el.labels?.[0]?.textContent;
+      if (label) return label;
+      if ('placeholder' in el && el.placeholder) return el.placeholder;
+      // Never the options' or the field's own text: that is its value, not its name.
+      return el.name || el.id || el.title || '';
+    }
+    if (el instanceof HTMLImageElement) return el.alt;
+    const title = el.getAttribute('title');
+    const text = (el as HTMLElement).innerText ?? el.textContent ?? '';
+    if (text.trim()) return text;
+    const img = el.querySelector('img[alt], svg[aria-label], [title]');
+    return img?.getAttribute('alt') ?? img?.getAttribute('aria-label') ?? img?.getAttribute('title') ?? title ?? '';
+  };
+
+  const roleOf = (el: Element): string => {
+    const explicit = el.getAttribute('role');
+    if (explicit) return explicit;
+    const tag = el.tagName.toLowerCase();
+    if (tag === 'a') return 'link';
+    if (tag === 'select') return 'select';
+    if (tag === 'textarea') return 'textbox';
+    if (tag === 'summary') return 'button';
+    if (tag === 'svg') return 'image';
+    if (tag === 'input') {
+      const type = (el as HTMLInputElement).type;
+      if (['checkbox', 'radio'].includes(type)) return type;
+      if (['submit', 'button', 'reset', 'image'].includes(type)) return 'button';
+      if (['date', 'time', 'datetime-local', 'month', 'week'].includes(type)) return `${type} input`;
+      return type === 'text' ? 'textbox' : `textbox (${type})`;
+    }
+    if ((el as HTMLElement).isContentEditable) return 'textbox';
+    return tag === 'button' ? 'button' : 'clickable';
+  };
+
+  const detailsOf = (el: Element): string[] => {
+    const d: string[] = [];
+    if (el instanceof HTMLInputElement) {
+      if (el.type === 'checkbox' || el.type === 'radio') d.push(el.checked ? 'checked' : 'unchecked');
+      // Never echo what is typed into a password field.
+      else if (el.type === 'password') d.push(el.value ? 'filled' : 'empty');
+      else if (el.value) d.push(`value="${shorten(el.value, 60)}"`);
+      if (el.placeholder && labelOf(el) !== el.placeholder) d.push(`placeholder="${shorten(el.placeholder, 40)}"`);
+    } else if (el instanceof HTMLTextAreaElement && el.value) {
+      d.push(`value="${shorten(el.value, 60)}"`);
+    } else if (el instanceof HTMLSelectElement) {
+      d.push(`selected="${shorten(el.selectedOptions[0]?.text ?? '', 40)}"`);
+      d.push(
+        `options: ${Array.from(el.options)
+          .slice(0, 12)
+          .map((o) => shorten(o.text, 24))
+          .join(' | ')}${el.options.length > 12 ? ' | …' : ''}`,
+      );
+    } else if (el instanceof HTMLAnchorElement && el.getAttribute('href')) {
+      d.push(`→ ${shorten(el.getAttribute('href') ?? '', 60)}`);
+    }
+    if ((el as HTMLButtonElement).disabled || el.getAttribute('aria-disabled') === 'true') d.push('disabled');
+    if (el.getAttribute('aria-expanded')) d.push(`expanded=${el.getAttribute('aria-expanded')}`);
+    return d;
+  };
+
+  const candidates = Array.from(document.querySelectorAll(INTERACTIVE));
+  const chosen: Element[] = [];
+  const seen = new Set<Element>();
+  for (const el of candidates) {
+    if (seen.has(el) || !visible(el)) continue;
+    // A clickable wrapper around one control: keep the control only.
+    if (el.matches('[onclick], [tabindex]') && el.querySelector('a[href], button, input, select, textarea')) continue;
+    seen.add(el);
+    chosen.push(el);
+    if (chosen.length >= args.maxElements) break;
+  }
+
+  const elements: ObservedElement[] = chosen.map((el, i) => {
+    const rect = el.getBoundingClientRect();
+    return {
+      id: i + 1,
+      role: roleOf(el),
+      name: shorten(labelOf(el)),
+      details: detailsOf(el),
+      box: { x: Math.round(rect.x), y: Math.round(rect.y), width: Math.round(rect.width), height: Math.round(rect.height) },
+      inViewport: rect.bottom > 0 && rect.right > 0 && rect.top < innerHeight && rect.left < innerWidth,
+    };
+  });
+  w.__lazyboyElements = { generation, elements: chosen };
+
+  // Only text a person can see: not in hidden, zero-size or clipped-away boxes, and not a select's option
+  // list (the select itself is listed above with its choice).
+  const visibility = new Map<Element, boolean>();
+  const shown = (el: Element): boolean => {
+    let known = visibility.get(el);
+    if (known === undefined) {
+      known = !el.closest('select, script, style, noscript, template') && visible(el);
+      visibility.set(el, known);
+    }
+    return known;
+  };
+  const pieces: string[] = [];
+  let length = 0;
+  const walker = document.createTreeWalker(document.body ?? document.documentElement, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node && length <= args.maxTextChars; node = walker.nextNode()) {
+    const value = node.nodeValue?.replace(/\s+/g, ' ').trim();
+    const parent = node.parentElement;
+    if (!value || !parent || !shown(parent)) continue;
+    const block = getComputedStyle(parent).display !== 'inline';
+    pieces.push(block ? `\n${value}` : ` ${value}`);
+    length += value.length + 1;
+  }
+  const text = pieces
+    .join('')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+  return {
+    generation,
+    url: location.href,
+    title: document.title,
+    elements,
+    text: text.length > args.maxTextChars ? `${text.slice(0, args.maxTextChars)}\n[… more text below …]` : text,
+    scroll: { y: Math.round(scrollY), height: document.documentElement.scrollHeight, viewportHeight: innerHeight },
+  };
+}
+
+/** Resolves element `id` of observation `generation` in the page, or says why it cannot. */
+export function resolveInPage(args: { id: number; generation: number }): { ok: true } | { ok: false; reason: string } {
+  const w = window as unknown as { __lazyboyElements?: { generation: number; elements: Element[] } };
+  const registry = w.__lazyboyElements;
+  if (!registry) return { ok: false, reason: 'stale' };
+  if (registry.generation !== args.generation) return { ok: false, reason: 'stale' };
+  const el = registry.elements[args.id - 1];
+  if (!el) return { ok: false, reason: 'unknown' };
+  if (!el.isConnected) return { ok: false, reason: 'detached' };
+  return { ok: true };
+}
