@@ -76,6 +76,54 @@ export const stackEnvSchema = z.object({
 });
 export type StackEnv = z.infer<typeof stackEnvSchema>;
 
+const flag = z
+  .string()
+  .optional()
+  .transform((v) => v === '1' || v === 'true' || v === 'yes');
+const humanAuto = z
+  .string()
+  .optional()
+  .transform((v): 'approve' | 'abort' | undefined =>
+    v === 'abort' ? 'abort' : v === '1' || v === 'true' ? 'approve' : undefined,
+  );
+
+/**
+ * The `lazyboy` CLI's own settings (the model comes from the credential chain in libs/model). The seeds'
+ * GROKBOY_* names are accepted as aliases of these LAZYBOY_* ones.
+ */
+export const cliEnvSchema = z.object({
+  LAZYBOY_MAX_ROUNDS: z.coerce.number().int().min(1).default(12).describe('Model rounds per chunk (one progress beat each)'),
+  LAZYBOY_MAX_ROUNDS_TOTAL: z.coerce.number().int().min(1).default(48).describe('Absolute ceiling of model rounds per task'),
+  LAZYBOY_PROGRESS: z
+    .string()
+    .optional()
+    .transform((v) => v !== '0')
+    .describe('0 silences the progress beats on stderr'),
+  LAZYBOY_BROWSER_HEADED: flag.describe('1 launches the browser headed (visible)'),
+  LAZYBOY_HANDOFF_AUTO: humanAuto.describe('1 resumes browser hand-offs at once, abort aborts them (tests, CI)'),
+  LAZYBOY_CONFIRM_AUTO: humanAuto.describe('1 approves confirmations, abort denies them; falls back to LAZYBOY_HANDOFF_AUTO'),
+  LAZYBOY_HOME: z.string().min(1).optional().describe('Where sessions and command logs live (default ~/.lazyboy)'),
+  LAZYBOY_SHELL_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(30_000).describe('Deadline of one shell command'),
+  LAZYBOY_BLOCK_UNTIL_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(30_000)
+    .describe('A command still running after this goes to the background'),
+});
+export type CliEnv = z.infer<typeof cliEnvSchema>;
+
+/** GROKBOY_X counts as LAZYBOY_X when LAZYBOY_X is unset (the seeds' names). */
+export function withSeedAliases(env: Record<string, string | undefined>): Record<string, string | undefined> {
+  const out = { ...env };
+  for (const [name, value] of Object.entries(env)) {
+    if (!name.startsWith('GROKBOY_') || value === undefined) continue;
+    const target = `LAZYBOY_${name.slice('GROKBOY_'.length)}`;
+    if (out[target] === undefined || out[target] === '') out[target] = value;
+  }
+  return out;
+}
+
 /** Parses `env` with `schema`, or throws one error listing every bad variable. */
 export function parseEnv<S extends z.ZodType>(schema: S, env: Record<string, string | undefined>): z.infer<S> {
   const result = schema.safeParse(env);
