@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError } from '@lazyboy/contracts';
 import { ModelError } from '@lazyboy/model';
-import { createCliAgent, type CliAgentOptions } from './agent/cli-agent.js';
+import { createCliAgent, type CliAgent, type CliAgentOptions } from './agent/cli-agent.js';
 import { repl } from './commands/repl-command.js';
 import { runTask } from './commands/run-command.js';
 import { HELP } from './help.js';
@@ -34,6 +34,16 @@ function agentOptions(args: string[], allowPositionals: boolean) {
     ...(values.playbook ? { playbook: readFileSync(values.playbook, 'utf8') } : {}),
   };
   return { options, positionals };
+}
+
+/** Runs a command with a CLI agent and closes what it opened (the browser) before the process exits. */
+async function withAgent(options: CliAgentOptions, command: (agent: CliAgent) => Promise<number>): Promise<number> {
+  const agent = createCliAgent(process.env, options);
+  try {
+    return await command(agent);
+  } finally {
+    await agent.close();
+  }
 }
 
 async function main(argv: string[]): Promise<number> {

@@ -103,6 +103,7 @@ export const cliEnvSchema = z.object({
   LAZYBOY_HANDOFF_AUTO: humanAuto.describe('1 resumes browser hand-offs at once, abort aborts them (tests, CI)'),
   LAZYBOY_CONFIRM_AUTO: humanAuto.describe('1 approves confirmations, abort denies them; falls back to LAZYBOY_HANDOFF_AUTO'),
   LAZYBOY_HOME: z.string().min(1).optional().describe('Where sessions and command logs live (default ~/.lazyboy)'),
+  LAZYBOY_CHROMIUM: z.string().min(1).default('/usr/bin/chromium').describe("The browser binary (Debian's Chromium)"),
   LAZYBOY_SHELL_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(30_000).describe('Deadline of one shell command'),
   LAZYBOY_BLOCK_UNTIL_MS: z.coerce
     .number()

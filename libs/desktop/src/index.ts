@@ -1,1 +1,9 @@
-export {};
+export {
+  NumberedPage,
+  renderObservation,
+  StaleElementError,
+  ElementNotFoundError,
+  ElementNotInteractableError,
+  type NumberedPageOptions,
+} from './browser/numbered-page.js';
+export type { ObservedElement, ObservedPage } from './browser/page-script.js';

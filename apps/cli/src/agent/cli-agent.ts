@@ -1,13 +1,16 @@
 import os from 'node:os';
 import path from 'node:path';
 import { Runtime, type Checkpoint, type ToolDefinition } from '@lazyboy/agent';
+import { renderObservation } from '@lazyboy/desktop';
 import { cliEnvSchema, parseEnv, withSeedAliases, type CliEnv } from '@lazyboy/contracts';
 import { createModelClient, resolveModelBackend } from '@lazyboy/model';
 import { LineInput } from '../human/line-input.js';
 import { stdinBroker } from '../human/stdin-broker.js';
 import { EventPrinter } from '../output/event-printer.js';
 import { newSessionId, SessionStore } from '../sessions/session-store.js';
+import { browserTools } from '../tools/browser-tools.js';
 import { fileTools } from '../tools/file-tools.js';
+import { LocalBrowser } from '../tools/local-browser.js';
 import { shellTool } from '../tools/shell-tool.js';
 import { agentSystemPrompt } from './system-prompt.js';
 
@@ -31,6 +34,8 @@ export interface CliAgent {
   printer: EventPrinter;
   /** The saved state to continue from (undefined for a new session). */
   resumeFrom: Checkpoint | undefined;
+  /** Closes what the session opened (the browser), before the process exits. */
+  close(): Promise<void>;
 }
 
 export function createCliAgent(rawEnv: NodeJS.ProcessEnv, options: CliAgentOptions): CliAgent {
@@ -48,6 +53,12 @@ export function createCliAgent(rawEnv: NodeJS.ProcessEnv, options: CliAgentOptio
   const input = new LineInput();
   const err = (text: string) => void process.stderr.write(text);
   const printer = new EventPrinter({ out: (text) => void process.stdout.write(text), err, progress: env.LAZYBOY_PROGRESS });
+  const browser = new LocalBrowser({
+    executablePath: env.LAZYBOY_CHROMIUM,
+    profileDir: path.join(home, 'browser-profile'),
+    headed: env.LAZYBOY_BROWSER_HEADED,
+    env: merged,
+  });
   const tools: ToolDefinition[] = options.chatOnly
     ? []
     : [
@@ -58,11 +69,17 @@ export function createCliAgent(rawEnv: NodeJS.ProcessEnv, options: CliAgentOptio
           timeoutMs: env.LAZYBOY_SHELL_TIMEOUT_MS,
           blockUntilMs: env.LAZYBOY_BLOCK_UNTIL_MS,
         }),
+        ...browserTools(browser),
       ];
   const runtime = new Runtime({
     model,
     tools,
     human: stdinBroker(input, env, err),
+    humanTools: {
+      beforeHandoff: () => browser.makeHeaded(),
+      afterHandoff: async () =>
+        `Fresh observation after the hand-off:\n${renderObservation(await (await browser.page()).observe())}`,
+    },
     systemPrompt: agentSystemPrompt({ cwd, now: new Date(), ...(options.playbook ? { playbook: options.playbook } : {}) }),
     limits: { roundsPerChunk: env.LAZYBOY_MAX_ROUNDS, roundsTotal: env.LAZYBOY_MAX_ROUNDS_TOTAL },
     chatOnly: options.chatOnly === true,
@@ -70,5 +87,5 @@ export function createCliAgent(rawEnv: NodeJS.ProcessEnv, options: CliAgentOptio
     subagents: !options.chatOnly,
   });
   runtime.setEventHandler(printer.handle);
-  return { env, runtime, store, input, printer, resumeFrom };
+  return { env, runtime, store, input, printer, resumeFrom, close: () => browser.close() };
 }

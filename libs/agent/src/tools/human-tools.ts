@@ -6,6 +6,11 @@ import { defineTool, type ToolContext, type ToolDefinition, type ToolOutcome } f
 // Human gates. Each must be called alone in its batch, so that the answer can shape what follows.
 
 export interface HumanToolOptions {
+  /**
+   * Runs before a browser hand-off asks the person: typically makes the browser visible (relaunching a
+   * headless one headed on the same page). A failure fails the hand-off closed.
+   */
+  beforeHandoff?: (signal: AbortSignal) => Promise<void>;
   /** Runs after a browser hand-off resumes: typically a fresh DOM snapshot for the model. */
   afterHandoff?: (signal: AbortSignal) => Promise<string>;
 }
@@ -41,6 +46,14 @@ export function answerToResult(question: Pick<PendingQuestion, 'kind'>, answer: 
 export function humanTools(broker: HumanBroker, options: HumanToolOptions = {}): ToolDefinition[] {
   const ask = async (question: PendingQuestion, context: ToolContext, timeoutMs?: number): Promise<ToolOutcome> => {
     if (broker.mode === 'turn-ending') return { content: 'waiting for the user', directive: { kind: 'park', question } };
+    if (question.kind === 'handoff' && options.beforeHandoff) {
+      try {
+        await options.beforeHandoff(context.signal);
+      } catch (error) {
+        const reason = `the browser could not be handed over: ${(error as Error).message}`;
+        return { content: reason, isError: true, directive: { kind: 'blocked', reason } };
+      }
+    }
     const answer = await broker.ask(timeoutMs === undefined ? question : { ...question, timeoutMs }, context.signal);
     const outcome = answerToResult(question, answer);
     if (question.kind === 'handoff' && answer.kind === 'resumed' && options.afterHandoff) {
@@ -91,7 +104,7 @@ export function humanTools(broker: HumanBroker, options: HumanToolOptions = {}):
         'Call it alone; after it returns, observe the page again.',
       schema: z.object({
         reason: z.string().min(1),
-        timeout_secs: z.number().int().min(10).max(3_600).optional(),
+        timeout_secs: z.number().int().min(1).max(3_600).optional(),
       }),
       execute: ({ reason, timeout_secs }, ctx) =>
         ask(
