@@ -63,20 +63,21 @@ async function main(argv: string[]): Promise<number> {
       return status(process.env);
     case 'chat': {
       const { options, positionals } = agentOptions(rest, true);
-      const agent = createCliAgent(process.env, { ...options, chatOnly: true });
-      if (positionals.length === 0) return repl(agent, 'chat');
-      const { outcome } = await agent.runtime.run({ message: positionals.join(' ') });
-      return outcome.status === 'done' ? 0 : 1;
+      return withAgent({ ...options, chatOnly: true }, async (agent) => {
+        if (positionals.length === 0) return repl(agent, 'chat');
+        const { outcome } = await agent.runtime.run({ message: positionals.join(' ') });
+        return outcome.status === 'done' ? 0 : 1;
+      });
     }
     case 'run': {
       const { options, positionals } = agentOptions(rest, true);
       if (positionals.length === 0)
         throw new UsageError('lazyboy run: say what to do, e.g. lazyboy run "list the largest files here"');
-      return runTask(createCliAgent(process.env, options), positionals.join(' '));
+      return withAgent(options, (agent) => runTask(agent, positionals.join(' ')));
     }
     case 'agent': {
       const { options } = agentOptions(rest, false);
-      return repl(createCliAgent(process.env, options), 'agent');
+      return withAgent(options, (agent) => repl(agent, 'agent'));
     }
     case undefined:
     case 'help':
