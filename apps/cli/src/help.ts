@@ -13,6 +13,7 @@ Usage:
   lazyboy run "task"            one task with tools, to the end: exit 0 done, 1 blocked or failed, 130 on Ctrl-C
   lazyboy agent                 an interactive agent: one turn per line; /stop or Ctrl-C interrupts a turn,
                                 /session prints the id, /exit or /quit leaves; typing while it works steers it
+  lazyboy smoke                 an offline self-check of the agent loop and tools (no API key, no input)
   lazyboy up                    start the whole product locally (Postgres, Redis, API, worker, web); Ctrl-C stops it
   lazyboy down                  stop a running \`up\` (from another terminal); data is kept
   lazyboy status                show each component of the local stack and whether it answers

@@ -6,6 +6,7 @@ import { ModelError } from '@lazyboy/model';
 import { createCliAgent, type CliAgent, type CliAgentOptions } from './agent/cli-agent.js';
 import { repl } from './commands/repl-command.js';
 import { runTask } from './commands/run-command.js';
+import { smoke } from './commands/smoke-command.js';
 import { HELP } from './help.js';
 import { UnknownSessionError } from './sessions/session-store.js';
 import { down } from './stack/down.js';
@@ -79,6 +80,9 @@ async function main(argv: string[]): Promise<number> {
       const { options } = agentOptions(rest, false);
       return withAgent(options, (agent) => repl(agent, 'agent'));
     }
+    case 'smoke':
+      noArguments();
+      return smoke();
     case undefined:
     case 'help':
     case '--help':
