@@ -88,4 +88,41 @@ describe('lazyboy CLI: smoke, progress, playbooks, aliases, REPL steering and /s
       await f.close();
     }
   }, 60_000);
+
+  it('Ctrl-C in the REPL stops the running turn and keeps the REPL open', async () => {
+    const f = await cliFixture((r: ReceivedRequest): Turn =>
+      r.messages.at(-1)?.role === 'user' && r.messages.at(-1)?.content === 'and now?'
+        ? { text: 'Still here.' }
+        : { toolCalls: [{ name: 'shell', arguments: { command: 'sleep 30' } }] },
+    );
+    try {
+      const repl = f.start(['agent']);
+      await repl.waitFor('agent session');
+      repl.child.stdin!.write('wait for it\n');
+      await repl.waitFor('→ shell {"command":"sleep 30"}');
+      repl.child.kill('SIGINT');
+      await repl.waitFor('stopped; state saved');
+      repl.child.stdin!.write('and now?\n');
+      await repl.waitFor('Still here.');
+      repl.child.stdin!.write('/quit\n');
+      expect(await repl.exit).toBe(0);
+    } finally {
+      await f.close();
+    }
+  }, 60_000);
+
+  it('fails closed when no browser can start: the tool says so and nothing pretends', async () => {
+    const f = await cliFixture((r: ReceivedRequest): Turn => {
+      const last = r.messages.at(-1);
+      if (last?.role === 'tool') return { toolCalls: [{ name: 'report_blocked', arguments: { reason: String(last.content) } }] };
+      return { toolCalls: [{ name: 'browser_navigate', arguments: { url: 'http://127.0.0.1:9/' } }] };
+    });
+    try {
+      const { code, stderr } = await f.run(['run', 'open the page'], { LAZYBOY_CHROMIUM: '/nonexistent/chromium' });
+      expect(code).toBe(1);
+      expect(stderr).toContain('browser_navigate failed: the browser could not start');
+    } finally {
+      await f.close();
+    }
+  });
 });
