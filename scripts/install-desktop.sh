@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs the Debian packages a computer's desktop needs when it runs as plain processes (no container):
+# Xvfb, the xfwm4 window manager and XFCE pieces, Chromium, x11vnc + websockify/noVNC for viewers, xdotool,
+# AT-SPI with its Python bindings, ImageMagick for screenshots, dbus-launch, bubblewrap for the agent's shell.
+# Idempotent: a second run on a ready machine only checks. Runs as root on Debian 12.
+set -euo pipefail
+
+PACKAGES=(
+  xvfb xauth x11-utils dbus-x11 xfwm4 xfce4-panel xfdesktop4 xfce4-terminal zenity
+  chromium x11vnc python3-websockify novnc xdotool imagemagick
+  at-spi2-core python3-pyatspi gir1.2-atspi-2.0 python3-gi
+  bubblewrap fonts-noto-cjk procps util-linux passwd
+)
+APT=(apt-get -o DPkg::Lock::Timeout=600 -y --no-install-recommends)
+
+log() { printf '[install-desktop] %s\n' "$*" >&2; }
+
+if [ "$(id -u)" -ne 0 ]; then
+  log "must run as root (it installs Debian packages)"
+  exit 1
+fi
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  log "installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get -o DPkg::Lock::Timeout=600 update -qq
+  "${APT[@]}" install "${missing[@]}" >/dev/null
+fi
+
+# The websockify binary lives in python3-websockify; noVNC's page is what viewers load through it.
+for need in /usr/bin/Xvfb /usr/bin/chromium /usr/bin/x11vnc /usr/bin/websockify /usr/share/novnc/vnc.html \
+  /usr/bin/xfwm4 /usr/bin/dbus-launch /usr/bin/xprop /usr/bin/import /usr/bin/bwrap; do
+  [ -e "$need" ] || { log "missing $need after install"; exit 1; }
+done
+log "desktop packages ready"
