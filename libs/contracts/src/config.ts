@@ -56,6 +56,13 @@ export const workerEnvSchema = z.object({
     .min(MIN_EXPOSED_TOKEN_LENGTH)
     .describe('Bearer token every control call must carry (one per computer)'),
   LAZYBOY_COMPUTER_ID: z.string().min(1).default('local').describe('Id of the computer this worker serves'),
+  TEAM_SCREEN_LIMIT: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(32)
+    .default(8)
+    .describe('Most displays (agents) one computer runs at once'),
 });
 export type WorkerEnv = z.infer<typeof workerEnvSchema>;
 

@@ -1,3 +1,17 @@
+export * from './display/display-manager.js';
+export * from './display/screen-types.js';
+export * from './display/errors.js';
+export { DEFAULT_SCREEN_LIMIT, MAX_SCREEN_LIMIT, screenLimitFromEnv } from './display/screen-limit.js';
+export {
+  displayNumberForSlot,
+  displayLooksFree,
+  findFreeDisplayBase,
+  xLockFile,
+  xSocketFile,
+} from './display/display-numbers.js';
+export { desktopUserName, type DesktopUser } from './display/desktop-user.js';
+export { cdpAnswers } from './display/chromium.js';
+export { SCREEN_WIDTH, SCREEN_HEIGHT } from './display/screen.js';
 export {
   NumberedPage,
   renderObservation,

@@ -15,7 +15,7 @@ const PAGES: Record<string, string> = {
     <div style="display:none"><button>Hidden</button></div>
     <div style="height:0;overflow:hidden"><button>Folded</button></div>
     <div style="margin-top:2000px"><button id="far" onclick="document.title='far clicked'">Far below</button></div>
-    <script>setTimeout(() => document.getElementById('go').disabled = false, 700)</script>`,
+    <script>setTimeout(() => document.getElementById('go').disabled = false, 1500)</script>`,
   '/next': `<!doctype html><title>Pricing</title><button onclick="document.title='bought'">Buy</button>`,
   '/covered': `<!doctype html><title>Covered</title>
     <button id="under" onclick="document.title='under'" style="position:absolute;top:10px;left:10px;width:100px;height:40px">Under</button>
@@ -53,6 +53,7 @@ describe('NumberedPage (real Chromium)', () => {
 
   afterAll(async () => {
     await browser?.close();
+    server.closeAllConnections();
     await new Promise((r) => server.close(r));
   });
 
@@ -76,7 +77,8 @@ describe('NumberedPage (real Chromium)', () => {
       '6 button Far below',
     ]);
     expect(again.generation).toBe(observed.generation + 1);
-    expect(text).toContain('[5] button "Sign in" disabled');
+    // The first observation, right after load: the button is still disabled (for 1.5 s).
+    expect(renderObservation(observed)).toContain('[5] button "Sign in" disabled');
     expect(text).toContain('[6] button "Far below" (off-screen)');
     expect(text).toContain('[3] textbox (password) "Password" filled');
     expect(text).not.toContain('hunter2');
@@ -90,7 +92,7 @@ describe('NumberedPage (real Chromium)', () => {
     await numbered.navigate(`${base}/form`);
     await numbered.type(2, 'ada@example.com');
     expect(await numbered.select(4, 'Taiwan')).toBe('Taiwan');
-    await numbered.click(5); // disabled for 700 ms after load
+    await numbered.click(5); // disabled for 1.5 s after load
     expect(await page.title()).toBe('submitted:ada@example.com:Taiwan');
   });
 

@@ -1,0 +1,42 @@
+/** Environment markers every desktop process inherits (and passes on to whatever it starts). */
+export const RUNTIME_MARKER = 'LAZYBOY_DESKTOP_RUNTIME';
+export const SLOT_MARKER = 'LAZYBOY_DESKTOP_SLOT';
+
+const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+export interface DesktopEnvInput {
+  userName: string;
+  homeDir: string;
+  runtimeDir: string;
+  xdgRuntimeDir: string;
+  slot: number;
+  display: string;
+  xauthority: string;
+  dbusAddress?: string;
+}
+
+/**
+ * Built from scratch, never copied from the worker: the worker's environment holds its control token and
+ * other secrets, and every desktop process's environment is readable by the computer's user.
+ */
+export function desktopEnv(input: DesktopEnvInput): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: SYSTEM_PATH,
+    HOME: input.homeDir,
+    USER: input.userName,
+    LOGNAME: input.userName,
+    SHELL: '/bin/bash',
+    LANG: process.env['LANG'] || 'C.UTF-8',
+    XDG_RUNTIME_DIR: input.xdgRuntimeDir,
+    DISPLAY: input.display,
+    XAUTHORITY: input.xauthority,
+    // The markers let a sweep of /proc find every process of this computer and screen, including ones
+    // that left their parent's process group (dbus-daemon, Chromium's crash handler, dbus-activated services).
+    [RUNTIME_MARKER]: input.runtimeDir,
+    [SLOT_MARKER]: String(input.slot),
+  };
+  const tz = process.env['TZ'];
+  if (tz) env['TZ'] = tz;
+  if (input.dbusAddress) env['DBUS_SESSION_BUS_ADDRESS'] = input.dbusAddress;
+  return env;
+}

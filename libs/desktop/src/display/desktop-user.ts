@@ -1,0 +1,80 @@
+import { createHash } from 'node:crypto';
+import os from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { runCommand } from '../process/run-command.js';
+import { DesktopSetupError } from './errors.js';
+
+/** The account a computer's whole desktop runs as. */
+export interface DesktopUser {
+  name: string;
+  uid: number;
+  gid: number;
+  /** True when the worker is root and drops to this user (a system user of the computer's own). */
+  dedicated: boolean;
+}
+
+const USER_NAME_MAX = 32;
+
+/**
+ * `lazyboy-<id>` when that is a valid, short enough Linux user name; otherwise a stable hash of the id,
+ * so UUID-sized ids still map to one account each.
+ */
+export function desktopUserName(computerId: string): string {
+  const name = `lazyboy-${computerId}`;
+  if (/^[a-z0-9][a-z0-9_-]*$/.test(computerId) && name.length <= USER_NAME_MAX) return name;
+  return `lazyboy-${createHash('sha256').update(computerId).digest('hex').slice(0, 16)}`;
+}
+
+export function runningAsRoot(): boolean {
+  return process.getuid?.() === 0;
+}
+
+/**
+ * As root: the computer's own system user, created (home 0700) when missing, so that Chromium keeps its
+ * sandbox and an agent's shell cannot reach other computers' files. Otherwise: the current user.
+ */
+export async function resolveDesktopUser(userName: string, homeDir: string): Promise<DesktopUser> {
+  if (!runningAsRoot()) {
+    const info = os.userInfo();
+    return { name: info.username, uid: info.uid, gid: info.gid, dedicated: false };
+  }
+  const existing = await lookupUser(userName);
+  if (existing) {
+    // Programs that ask the password database instead of $HOME (dbus, GLib fallbacks) must find the same home.
+    if (existing.home !== homeDir) await runCommand('usermod', ['--home', homeDir, userName]);
+    return withoutHome(existing);
+  }
+  // useradd fails while another useradd holds /etc/passwd's lock (several computers starting at once).
+  for (let attempt = 1; ; attempt += 1) {
+    const result = await runCommand('useradd', [
+      '--system',
+      '--user-group',
+      '--create-home',
+      '--home-dir',
+      homeDir,
+      '--shell',
+      '/usr/sbin/nologin',
+      '--comment',
+      'LazyBoy computer desktop',
+      userName,
+    ]);
+    const created = await lookupUser(userName);
+    if (created) return withoutHome(created);
+    if (attempt >= 5) {
+      throw new DesktopSetupError(`useradd ${userName} failed (code ${result.code}): ${result.stderr.trim()}`);
+    }
+    await sleep(200 * attempt);
+  }
+}
+
+async function lookupUser(name: string): Promise<(DesktopUser & { home: string }) | undefined> {
+  const result = await runCommand('getent', ['passwd', name]);
+  if (result.code !== 0) return undefined;
+  const [, , uid, gid, , home] = result.stdout.trim().split(':');
+  if (uid === undefined || gid === undefined || home === undefined) return undefined;
+  return { name, uid: Number(uid), gid: Number(gid), dedicated: true, home };
+}
+
+function withoutHome({ name, uid, gid, dedicated }: DesktopUser & { home: string }): DesktopUser {
+  return { name, uid, gid, dedicated };
+}

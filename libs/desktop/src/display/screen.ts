@@ -1,0 +1,523 @@
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { DesktopProcess, leadsGroup, ProcessExitedError, stopProcesses, stopProcessGroup } from '../process/desktop-process.js';
+import { findFreePort, portAccepts } from '../process/net.js';
+import { groupMembers, processGone, readProcStat } from '../process/proc-table.js';
+import { runCommand } from '../process/run-command.js';
+import { sendSignal, signalGroup } from '../process/signals.js';
+import { pollUntil, waitFor } from '../process/wait.js';
+import { cdpAnswers, CHROMIUM_COMMAND, chromiumArgs, prepareProfile, profileDirFor, readDevToolsPort } from './chromium.js';
+import { launchDbusSession, type DbusSession } from './dbus-session.js';
+import { desktopEnv } from './desktop-env.js';
+import { findDesktopProcesses } from './desktop-processes.js';
+import type { DesktopUser } from './desktop-user.js';
+import { xServerHolding } from './display-numbers.js';
+import { DisplayInUseError, ScreenBootError, ScreenNotRunningError } from './errors.js';
+import { ensureOwnedDir } from './owned-paths.js';
+import type { DesktopProcessName, ProcessHealth, ScreenEndpoints, ScreenHealth, ScreenStatus } from './screen-types.js';
+import { createXAuthority } from './x-authority.js';
+import type { RunAs } from '../process/run-as.js';
+
+export const SCREEN_WIDTH = 1280;
+export const SCREEN_HEIGHT = 800;
+/** Leaves room for the window manager's title bar inside the 800 px screen. */
+const BROWSER_HEIGHT = 760;
+const PORT_ATTEMPTS = 3;
+const WAKE_CONFIRM_MS = 15_000;
+const SUSPEND_CONFIRM_MS = 5_000;
+
+/** What a screen needs from its computer, known once the computer's user and directories are ready. */
+export interface ScreenContext {
+  user: DesktopUser;
+  runAs: RunAs | undefined;
+  homeDir: string;
+  runtimeDir: string;
+  xdgRuntimeDir: string;
+  logDir: string;
+  /** False when the kernel forbids user namespaces: Chromium then runs with --no-sandbox. */
+  sandbox: boolean;
+  stopGraceMs: number;
+  log: (line: string) => void;
+}
+
+export interface ScreenInit {
+  slot: number;
+  displayNumber: number;
+  profileKey: string;
+  context: Promise<ScreenContext>;
+  /** Settles when the screen this one replaces (same slot, after an error) is gone. */
+  after?: Promise<void> | undefined;
+  bootTimeoutMs: number;
+  onStatus: (screen: Screen) => void;
+}
+
+/** Start order: signals go out in it, so a wake resumes the X server before its clients. Stop runs backwards. */
+const PROCESS_ORDER: DesktopProcessName[] = ['xvfb', 'dbus', 'window-manager', 'chromium', 'x11vnc', 'websockify'];
+
+/** One X display of a computer and everything on it: Xvfb, a session bus, xfwm4, Chromium, x11vnc, websockify. */
+export class Screen {
+  readonly slot: number;
+  readonly displayNumber: number;
+  readonly display: string;
+  readonly profileKey: string;
+  /** Resolves with the endpoints once everything answers; rejects with the reason the boot failed. */
+  readonly ready: Promise<ScreenEndpoints>;
+  private statusValue: ScreenStatus = { state: 'booting' };
+  private readonly processes = new Map<Exclude<DesktopProcessName, 'dbus'>, DesktopProcess>();
+  private dbus: DbusSession | undefined;
+  private context: ScreenContext | undefined;
+  private env: Record<string, string> | undefined;
+  private readonly stopRequest = new AbortController();
+  private stopping: Promise<void> | undefined;
+  private step = 'waiting for the computer to be prepared';
+  private readonly onStatus: (screen: Screen) => void;
+
+  constructor(init: ScreenInit) {
+    this.slot = init.slot;
+    this.displayNumber = init.displayNumber;
+    this.display = `:${init.displayNumber}`;
+    this.profileKey = init.profileKey;
+    this.onStatus = init.onStatus;
+    this.ready = this.boot(init);
+    // Failures are reported through the status and to whoever awaits `ready`; never as unhandled.
+    this.ready.catch(() => undefined);
+  }
+
+  get status(): ScreenStatus {
+    return this.statusValue;
+  }
+
+  get endpoints(): ScreenEndpoints | undefined {
+    const status = this.statusValue;
+    return status.state === 'running' || status.state === 'suspended' ? status.endpoints : undefined;
+  }
+
+  /** The environment X clients (xdotool, import, AT-SPI) need to reach this display as the desktop user. */
+  get clientEnv(): Record<string, string> | undefined {
+    return this.env ? { ...this.env } : undefined;
+  }
+
+  /** SIGSTOP for every process of the screen: memory stays, CPU use stops. Resolves once they are all stopped. */
+  async suspend(): Promise<void> {
+    const status = this.statusValue;
+    if (status.state !== 'running') return;
+    this.signalAll('SIGSTOP');
+    // A signalled process stops when the kernel next schedules it; a busy host takes a moment. Processes
+    // forked meanwhile get their own SIGSTOP.
+    const frozen = await pollUntil(() => {
+      const running = this.processIds().filter((pid) => readProcStat(pid)?.state !== 'T');
+      for (const pid of running) sendSignal(pid, 'SIGSTOP');
+      return running.length === 0;
+    }, SUSPEND_CONFIRM_MS);
+    if (!frozen) this.context?.log(`${this.display}: some processes did not stop within ${SUSPEND_CONFIRM_MS} ms`);
+    this.setStatus({ state: 'suspended', endpoints: status.endpoints });
+  }
+
+  /** SIGCONT, then waits until Chromium answers CDP again; a screen that does not answer goes to 'error'. */
+  async wake(): Promise<void> {
+    const status = this.statusValue;
+    if (status.state !== 'suspended') return;
+    this.signalAll('SIGCONT');
+    await pollUntil(() => {
+      const frozen = this.processIds().filter((pid) => readProcStat(pid)?.state === 'T');
+      for (const pid of frozen) sendSignal(pid, 'SIGCONT');
+      return frozen.length === 0;
+    }, SUSPEND_CONFIRM_MS);
+    const answered = await waitFor(async () => ((await cdpAnswers(status.endpoints.cdpUrl)) ? true : undefined), {
+      signal: AbortSignal.any([this.stopRequest.signal, AbortSignal.timeout(WAKE_CONFIRM_MS)]),
+      intervalMs: 100,
+      failIf: () => this.processes.get('chromium')?.exitError(),
+    }).catch((error: unknown) => error);
+    if (this.stopRequest.signal.aborted) return;
+    if (answered === true) {
+      this.setStatus({ state: 'running', endpoints: status.endpoints });
+    } else {
+      this.fail(`Chromium did not answer CDP after wake: ${errorMessage(answered)}`);
+    }
+  }
+
+  /** Stops everything of this screen (SIGTERM, SIGKILL after the grace) and waits until nothing is left. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      this.stopRequest.abort();
+      await this.ready.catch(() => undefined);
+      // A frozen X server would keep its clients from shutting down cleanly.
+      if (this.statusValue.state === 'suspended') this.signalAll('SIGCONT');
+      await this.teardown();
+      this.setStatus({ state: 'stopped' });
+    })();
+    return this.stopping;
+  }
+
+  health(): ScreenHealth {
+    const processes: ProcessHealth[] = [];
+    for (const name of PROCESS_ORDER) {
+      const pid = name === 'dbus' ? this.dbus?.pid : this.processes.get(name)?.pid;
+      if (pid === undefined) continue;
+      const state = readProcStat(pid)?.state;
+      processes.push({ name, pid, alive: state !== undefined && state !== 'Z', frozen: state === 'T' });
+    }
+    const status = this.statusValue;
+    return {
+      slot: this.slot,
+      display: this.display,
+      profileKey: this.profileKey,
+      state: status.state,
+      ...(status.state === 'error' ? { error: status.error } : {}),
+      processes,
+    };
+  }
+
+  /** Every live process of the screen: the process groups, the session bus, and whatever carries its markers. */
+  processIds(): number[] {
+    const pids = new Set<number>();
+    for (const child of this.processes.values()) for (const pid of groupMembers(child.pid)) pids.add(pid);
+    if (this.dbus && !processGone(this.dbus.pid)) {
+      pids.add(this.dbus.pid);
+      if (leadsGroup(this.dbus.pid)) for (const pid of groupMembers(this.dbus.pid)) pids.add(pid);
+    }
+    if (this.context) for (const pid of this.ownProcesses(this.context)) pids.add(pid);
+    return [...pids].filter((pid) => !processGone(pid)).sort((a, b) => a - b);
+  }
+
+  private async boot(init: ScreenInit): Promise<ScreenEndpoints> {
+    const deadline = AbortSignal.timeout(init.bootTimeoutMs);
+    const signal = AbortSignal.any([this.stopRequest.signal, deadline]);
+    try {
+      await init.after;
+      const context = await init.context;
+      this.context = context;
+      signal.throwIfAborted();
+      const endpoints = await this.launch(context, signal);
+      signal.throwIfAborted();
+      this.setStatus({ state: 'running', endpoints });
+      this.watchForExits();
+      return endpoints;
+    } catch (error) {
+      if (this.stopRequest.signal.aborted) {
+        throw new ScreenNotRunningError(`screen ${this.slot} (${this.display}) was stopped while ${this.step}`);
+      }
+      const reason = deadline.aborted ? `timed out after ${init.bootTimeoutMs} ms` : errorMessage(error);
+      const bootError = new ScreenBootError(`screen ${this.slot} (${this.display}) failed while ${this.step}: ${reason}`);
+      await this.teardown();
+      this.fail(bootError.message);
+      throw bootError;
+    }
+  }
+
+  private async launch(context: ScreenContext, signal: AbortSignal): Promise<ScreenEndpoints> {
+    const { runAs } = context;
+    const screenDir = path.join(context.runtimeDir, `screen-${this.slot}`);
+    ensureOwnedDir(screenDir, runAs, 0o700);
+
+    this.step = 'checking the display number';
+    const holder = xServerHolding(this.displayNumber);
+    if (holder !== undefined) throw new DisplayInUseError(`display ${this.display} is held by X server pid ${holder}`);
+
+    this.step = 'writing the X cookie';
+    const xauthority = path.join(screenDir, 'Xauthority');
+    const baseEnv = desktopEnv({
+      userName: context.user.name,
+      homeDir: context.homeDir,
+      runtimeDir: context.runtimeDir,
+      xdgRuntimeDir: context.xdgRuntimeDir,
+      slot: this.slot,
+      display: this.display,
+      xauthority,
+    });
+    await createXAuthority(xauthority, this.display, runAs, baseEnv);
+
+    this.step = 'starting Xvfb';
+    const xvfb = await this.spawn(
+      context,
+      'xvfb',
+      'Xvfb',
+      [
+        this.display,
+        '-screen',
+        '0',
+        `${SCREEN_WIDTH}x${SCREEN_HEIGHT}x24`,
+        '-nolisten',
+        'tcp',
+        '-noreset',
+        '-auth',
+        xauthority,
+        // Xvfb writes the display number here once it accepts clients: readiness without polling.
+        '-displayfd',
+        '3',
+      ],
+      baseEnv,
+      true,
+    );
+    await waitForDisplayFd(xvfb, signal);
+
+    this.step = 'starting the session bus';
+    this.dbus = await launchDbusSession(runAs, baseEnv, context.homeDir, signal);
+    const env = { ...baseEnv, DBUS_SESSION_BUS_ADDRESS: this.dbus.address };
+    this.env = env;
+
+    const profileDir = profileDirFor(context.homeDir, this.profileKey);
+    const [cdpPort, viewer] = await bothOrNeither(
+      (branchSignal) => this.startBrowser(context, env, profileDir, branchSignal),
+      (branchSignal) => this.startViewer(context, env, branchSignal),
+      signal,
+    );
+    return {
+      slot: this.slot,
+      display: this.display,
+      displayNumber: this.displayNumber,
+      cdpUrl: `http://127.0.0.1:${cdpPort}`,
+      cdpPort,
+      vncPort: viewer.vncPort,
+      wsPort: viewer.wsPort,
+      profileKey: this.profileKey,
+      profileDir,
+      xauthority,
+      dbusAddress: this.dbus.address,
+    };
+  }
+
+  /** xfwm4 first, so Chromium's window is managed (title bar, focus) from its first frame. */
+  private async startBrowser(
+    context: ScreenContext,
+    env: Record<string, string>,
+    profileDir: string,
+    signal: AbortSignal,
+  ): Promise<number> {
+    this.step = 'starting the window manager';
+    const wm = await this.spawn(context, 'window-manager', 'xfwm4', ['--compositor=off'], env);
+    await waitFor(async () => ((await windowManagerAnswers(env)) ? true : undefined), {
+      signal,
+      intervalMs: 100,
+      failIf: () => wm.exitError(),
+    });
+
+    this.step = 'starting Chromium';
+    prepareProfile(profileDir, context.runAs, context.homeDir);
+    const chromium = await this.spawn(
+      context,
+      'chromium',
+      CHROMIUM_COMMAND,
+      chromiumArgs({ profileDir, sandbox: context.sandbox, width: SCREEN_WIDTH, height: BROWSER_HEIGHT }),
+      env,
+    );
+    const failIf = (): Error | undefined => chromium.exitError();
+    const port = await waitFor(() => readDevToolsPort(profileDir), { signal, failIf });
+    this.step = 'waiting for CDP';
+    await waitFor(async () => ((await cdpAnswers(`http://127.0.0.1:${port}`)) ? true : undefined), {
+      signal,
+      intervalMs: 100,
+      failIf,
+    });
+    return port;
+  }
+
+  private async startViewer(
+    context: ScreenContext,
+    env: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<{ vncPort: number; wsPort: number }> {
+    const vncPort = await this.startOnFreePort(
+      context,
+      'x11vnc',
+      'x11vnc',
+      (port) => [
+        '-display',
+        this.display,
+        '-auth',
+        env['XAUTHORITY'] ?? '',
+        '-rfbport',
+        String(port),
+        '-localhost',
+        '-forever',
+        '-shared',
+        '-noxdamage',
+        // No VNC password: the port is loopback-only and viewers arrive through the authorising proxy.
+        '-nopw',
+      ],
+      env,
+      signal,
+    );
+    const wsPort = await this.startOnFreePort(
+      context,
+      'websockify',
+      '/usr/bin/websockify',
+      (port) => ['--web', '/usr/share/novnc', `127.0.0.1:${port}`, `127.0.0.1:${vncPort}`],
+      env,
+      signal,
+    );
+    return { vncPort, wsPort };
+  }
+
+  /** A port picked now may be taken before the program binds it: then the program exits and we try another. */
+  private async startOnFreePort(
+    context: ScreenContext,
+    name: 'x11vnc' | 'websockify',
+    command: string,
+    argsFor: (port: number) => string[],
+    env: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<number> {
+    for (let attempt = 1; ; attempt += 1) {
+      const port = await findFreePort();
+      const child = await this.spawn(context, name, command, argsFor(port), env);
+      try {
+        await waitFor(async () => ((await portAccepts(port)) ? true : undefined), {
+          signal,
+          intervalMs: 100,
+          failIf: () => child.exitError(),
+        });
+        return port;
+      } catch (error) {
+        if (!(error instanceof ProcessExitedError) || attempt >= PORT_ATTEMPTS) throw error;
+        context.log(`${this.display}: ${name} could not use port ${port} (${error.message}); trying another`);
+      }
+    }
+  }
+
+  private async spawn(
+    context: ScreenContext,
+    name: Exclude<DesktopProcessName, 'dbus'>,
+    command: string,
+    args: string[],
+    env: Record<string, string>,
+    pipeFd3 = false,
+  ): Promise<DesktopProcess> {
+    const child = await DesktopProcess.start({
+      name,
+      command,
+      args,
+      env,
+      cwd: context.homeDir,
+      logFile: path.join(context.logDir, `screen-${this.slot}-${name}.log`),
+      runAs: context.runAs,
+      pipeFd3,
+    });
+    this.processes.set(name, child);
+    return child;
+  }
+
+  /** After boot, a process that dies on its own (a crash, the browser window closed) puts the screen in 'error'. */
+  private watchForExits(): void {
+    for (const child of this.processes.values()) {
+      void child.exited.then(() => {
+        if (this.stopping || (this.statusValue.state !== 'running' && this.statusValue.state !== 'suspended')) return;
+        this.fail(`${child.exitError()?.message ?? `${child.name} exited`}`);
+      });
+    }
+  }
+
+  private signalAll(signal: 'SIGSTOP' | 'SIGCONT'): void {
+    for (const name of PROCESS_ORDER) {
+      if (name === 'dbus') {
+        if (this.dbus) signalLeaderOrProcess(this.dbus.pid, signal);
+        continue;
+      }
+      this.processes.get(name)?.signalGroup(signal);
+    }
+    // Processes that left their groups: dbus-launch's X watcher, dbus-activated services, crash handlers.
+    if (this.context) for (const pid of this.ownProcesses(this.context)) sendSignal(pid, signal);
+  }
+
+  private async teardown(): Promise<void> {
+    const context = this.context;
+    if (!context) return;
+    const grace = context.stopGraceMs;
+    const stop = (name: Exclude<DesktopProcessName, 'dbus'>): Promise<void> =>
+      this.processes.get(name)?.stop(grace) ?? Promise.resolve();
+    await Promise.all([stop('websockify'), stop('x11vnc'), stop('chromium')]);
+    await stop('window-manager');
+    if (this.dbus) await stopSessionBus(this.dbus.pid, grace);
+    await stop('xvfb');
+    await stopProcesses(this.ownProcesses(context), Math.min(grace, 2_000));
+    rmSync(path.join(context.runtimeDir, `screen-${this.slot}`, 'Xauthority'), { force: true });
+  }
+
+  /** This screen's processes found in the process table (see findDesktopProcesses). */
+  private ownProcesses(context: ScreenContext): number[] {
+    return findDesktopProcesses({
+      runtimeDir: context.runtimeDir,
+      slot: this.slot,
+      chromiumProfile: profileDirFor(context.homeDir, this.profileKey),
+    });
+  }
+
+  private fail(error: string): void {
+    this.context?.log(error);
+    this.setStatus({ state: 'error', error });
+  }
+
+  private setStatus(status: ScreenStatus): void {
+    this.statusValue = status;
+    this.onStatus(this);
+  }
+}
+
+/**
+ * Runs two start-up branches side by side. When one fails the other is cancelled and awaited, so that
+ * nothing is still spawning while the failed boot tears down; the first real failure is what is thrown.
+ */
+async function bothOrNeither<A, B>(
+  first: (signal: AbortSignal) => Promise<A>,
+  second: (signal: AbortSignal) => Promise<B>,
+  signal: AbortSignal,
+): Promise<[A, B]> {
+  const cancel = new AbortController();
+  const branchSignal = AbortSignal.any([signal, cancel.signal]);
+  let failure: { error: unknown } | undefined;
+  const noteFailure = (error: unknown): never => {
+    failure ??= { error };
+    cancel.abort();
+    throw error;
+  };
+  const [a, b] = await Promise.allSettled([first(branchSignal).catch(noteFailure), second(branchSignal).catch(noteFailure)]);
+  if (failure) throw failure.error;
+  if (a.status === 'rejected') throw a.reason;
+  if (b.status === 'rejected') throw b.reason;
+  return [a.value, b.value];
+}
+
+/** Resolves when Xvfb reports its display number on fd 3 (-displayfd). */
+async function waitForDisplayFd(xvfb: DesktopProcess, signal: AbortSignal): Promise<void> {
+  const fd3 = xvfb.fd3;
+  if (!fd3) throw new Error('Xvfb was started without its readiness pipe');
+  signal.throwIfAborted();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let received = '';
+      fd3.setEncoding('utf8');
+      fd3.on('data', (chunk: string) => {
+        received += chunk;
+        if (received.includes('\n')) resolve();
+      });
+      void xvfb.exited.then(() => reject(xvfb.exitError()));
+      signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+    });
+  } finally {
+    fd3.destroy();
+  }
+}
+
+async function windowManagerAnswers(env: Record<string, string>): Promise<boolean> {
+  const result = await runCommand('xprop', ['-root', '_NET_SUPPORTING_WM_CHECK'], { env, timeoutMs: 5_000 });
+  return result.code === 0 && result.stdout.includes('window id');
+}
+
+/** dbus-daemon daemonises into its own session; signal its group only while it still leads it. */
+function signalLeaderOrProcess(pid: number, signal: NodeJS.Signals): void {
+  if (leadsGroup(pid)) signalGroup(pid, signal);
+  else sendSignal(pid, signal);
+}
+
+async function stopSessionBus(pid: number, graceMs: number): Promise<void> {
+  if (processGone(pid)) return;
+  if (leadsGroup(pid)) {
+    await stopProcessGroup(pid, graceMs);
+    return;
+  }
+  await stopProcesses([pid], graceMs);
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,173 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { groupMembers, processGone, readProcStat } from './proc-table.js';
+import type { RunAs } from './run-as.js';
+import { sendSignal, signalGroup } from './signals.js';
+import { pollUntil } from './wait.js';
+
+export interface DesktopProcessOptions {
+  name: string;
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+  /** stdout and stderr are appended here. */
+  logFile: string;
+  runAs?: RunAs | undefined;
+  /** Opens a pipe on the child's fd 3 (Xvfb's -displayfd reports readiness there). */
+  pipeFd3?: boolean;
+}
+
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export class ProcessExitedError extends Error {
+  override readonly name = 'ProcessExitedError';
+  constructor(
+    readonly processName: string,
+    readonly exit: ProcessExit,
+    logTail: string,
+  ) {
+    super(`${processName} exited (${describeExit(exit)})${logTail ? `: ${logTail}` : ''}`);
+  }
+}
+
+/**
+ * A child in its own process group, so that a signal to the group reaches everything it forked
+ * (Chromium's zygotes and renderers, websockify's per-connection children) and nothing else.
+ */
+export class DesktopProcess {
+  readonly name: string;
+  readonly pid: number;
+  readonly logFile: string;
+  readonly exited: Promise<ProcessExit>;
+  readonly fd3: Readable | undefined;
+  private exit: ProcessExit | undefined;
+
+  private constructor(options: DesktopProcessOptions, child: ChildProcess, pid: number) {
+    this.name = options.name;
+    this.pid = pid;
+    this.logFile = options.logFile;
+    const fd3 = child.stdio[3];
+    this.fd3 = fd3 && 'read' in fd3 ? (fd3 as Readable) : undefined;
+    this.exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => {
+        this.exit = { code, signal };
+        resolve(this.exit);
+      });
+    });
+  }
+
+  /** Spawns the process; rejects when it cannot be started at all (missing binary, bad cwd). */
+  static async start(options: DesktopProcessOptions): Promise<DesktopProcess> {
+    mkdirSync(path.dirname(options.logFile), { recursive: true });
+    const log = openSync(options.logFile, 'a');
+    let child: ChildProcess;
+    try {
+      child = spawn(options.command, options.args, {
+        cwd: options.cwd,
+        env: options.env,
+        detached: true,
+        stdio: options.pipeFd3 ? ['ignore', log, log, 'pipe'] : ['ignore', log, log],
+        uid: options.runAs?.uid,
+        gid: options.runAs?.gid,
+      });
+    } finally {
+      closeSync(log);
+    }
+    await new Promise<void>((resolve, reject) => {
+      child.once('spawn', resolve);
+      child.once('error', (error) => reject(new Error(`cannot start ${options.name} (${options.command}): ${error.message}`)));
+    });
+    if (child.pid === undefined) throw new Error(`cannot start ${options.name}: no pid`);
+    return new DesktopProcess(options, child, child.pid);
+  }
+
+  get running(): boolean {
+    return this.exit === undefined;
+  }
+
+  get exitInfo(): ProcessExit | undefined {
+    return this.exit;
+  }
+
+  /** Error describing the exit, with the end of the log; undefined while the process runs. */
+  exitError(): ProcessExitedError | undefined {
+    return this.exit ? new ProcessExitedError(this.name, this.exit, logTail(this.logFile)) : undefined;
+  }
+
+  /** Signals the whole group (SIGSTOP/SIGCONT for suspend and wake). */
+  signalGroup(signal: NodeJS.Signals): void {
+    if (groupMembers(this.pid).length > 0) signalGroup(this.pid, signal);
+  }
+
+  /** SIGTERM to the group, SIGKILL to whatever is left after `graceMs`; resolves when the group is empty. */
+  async stop(graceMs: number): Promise<void> {
+    await stopProcessGroup(this.pid, graceMs, this.exited);
+  }
+}
+
+/**
+ * Stops the process group led by `pgid`. SIGCONT follows SIGTERM because a suspended (SIGSTOPped)
+ * process only acts on its pending SIGTERM once it runs again.
+ */
+export async function stopProcessGroup(pgid: number, graceMs: number, leaderExited?: Promise<unknown>): Promise<void> {
+  if (groupMembers(pgid).length === 0) {
+    await leaderExited;
+    return;
+  }
+  signalGroup(pgid, 'SIGTERM');
+  signalGroup(pgid, 'SIGCONT');
+  const empty = await pollUntil(() => groupMembers(pgid).length === 0, graceMs);
+  if (!empty) {
+    signalGroup(pgid, 'SIGKILL');
+    await pollUntil(() => groupMembers(pgid).length === 0, 5_000);
+  }
+  await leaderExited;
+}
+
+/**
+ * Stops single processes that are not (or no longer) in a group we lead: SIGTERM (and SIGCONT, in case they
+ * are frozen), then SIGKILL for what is still there after `graceMs`.
+ */
+export async function stopProcesses(pids: number[], graceMs: number): Promise<void> {
+  const live = pids.filter((pid) => !processGone(pid));
+  if (live.length === 0) return;
+  for (const pid of live) {
+    sendSignal(pid, 'SIGTERM');
+    sendSignal(pid, 'SIGCONT');
+  }
+  if (await pollUntil(() => live.every(processGone), graceMs)) return;
+  for (const pid of live) sendSignal(pid, 'SIGKILL');
+  await pollUntil(() => live.every(processGone), 5_000);
+}
+
+/** True when `pid` still leads its own group, i.e. signalling -pid cannot hit a stranger's group. */
+export function leadsGroup(pid: number): boolean {
+  return readProcStat(pid)?.pgid === pid;
+}
+
+export function describeExit(exit: ProcessExit): string {
+  return exit.signal ? `signal ${exit.signal}` : `code ${exit.code ?? '?'}`;
+}
+
+/** The last few meaningful lines of a log, for error messages. */
+export function logTail(file: string, lines = 5): string {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .slice(-lines)
+    .join(' | ')
+    .slice(0, 1_000);
+}
