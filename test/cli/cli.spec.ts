@@ -150,4 +150,29 @@ describe('lazyboy CLI against the scripted model', () => {
       await f.close();
     }
   });
+
+  it('runs a long command in the background, shows its output so far, and continues when it finishes', async () => {
+    const f = await cliFixture((r: ReceivedRequest): Turn => {
+      const result = lastTool(r);
+      const last = r.messages.at(-1);
+      if (last?.role === 'user' && String(last.content).startsWith('[background]')) return done('Build finished.');
+      if (result.includes('Its number is 1')) return { toolCalls: [{ name: 'command_output', arguments: { command: 1 } }] };
+      if (result.includes('compiling')) return { text: 'The build is still running.' };
+      return {
+        toolCalls: [{ name: 'shell', arguments: { command: 'echo compiling; sleep 1.5; echo linked', block_until_ms: 300 } }],
+      };
+    });
+    try {
+      const { code, stdout, stderr } = await f.run(['run', 'build it']);
+      expect({ code, stderr }).toMatchObject({ code: 0 });
+      expect(stdout).toContain('Build finished.');
+      const revival = f.server.requests.at(-1)!.messages.at(-1);
+      expect(String(revival?.content)).toMatch(
+        /^\[background\] command job-1 \(echo compiling; sleep 1.5; echo linked\) finished:\nexit 0\ncompiling\nlinked/,
+      );
+      expect(stderr).toContain('⇢ background: job-1');
+    } finally {
+      await f.close();
+    }
+  });
 });

@@ -26,7 +26,7 @@ Options of chat, run and agent:
   --playbook <file>             a scenario playbook, given to the agent as guidance (run and agent)
 
 Model (the first that applies): LAZYBOY_MODEL_PROVIDER (xai, openai-chat, openai-responses, local-gguf),
-  LAZYBOY_MODEL, LAZYBOY_MODEL_BASE_URL, XAI_API_KEY (selects xAI), OPENAI_API_KEY, OPENAI_BASE_URL,
+  LAZYBOY_MODEL, LAZYBOY_MODEL_BASE_URL, LAZYBOY_MODEL_PATH (a GGUF file, for local-gguf), XAI_API_KEY (selects xAI), OPENAI_API_KEY, OPENAI_BASE_URL,
   OPENAI_MODEL, XAI_MODEL. The seeds' GROKBOY_* names work as aliases of every LAZYBOY_* variable.
 
 Agent settings:

@@ -8,6 +8,7 @@ describe('worker control server', () => {
     LAZYBOY_WORKER_PORT: 0,
     LAZYBOY_CONTROL_TOKEN: token,
     LAZYBOY_COMPUTER_ID: 'team-1',
+    TEAM_SCREEN_LIMIT: 8,
   });
   let base: string;
 

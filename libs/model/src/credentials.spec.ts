@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createModelClient } from './create-model-client.js';
 import { isInContainer, resolveModelBackend, rewriteLoopbackForContainer } from './credentials.js';
-import { MissingApiKeyError, ModelAuthError, ModelNotConfiguredError, UnsupportedProviderError } from './errors.js';
+import { MissingApiKeyError, ModelAuthError, ModelNotConfiguredError } from './errors.js';
 import { OPENAI_DEFAULT_BASE_URL, XAI_DEFAULT_BASE_URL } from './provider-defaults.js';
 import { ChatCompletionsClient } from './providers/chat-completions.js';
+import { LocalGgufClient } from './providers/local-gguf.js';
 import { ResponsesClient } from './providers/responses.js';
 import { scriptedBackend } from './scripted/scripted-backend.js';
 import { ScriptedModelServer } from './scripted/scripted-model-server.js';
@@ -142,7 +143,23 @@ describe('resolveModelBackend', () => {
     );
     expect(() => resolve({ env: { OPENAI_API_KEY: 'k' } })).toThrow(/LAZYBOY_MODEL \(or OPENAI_MODEL\)/);
     expect(() => resolve({ env: {} })).toThrow(/no model provider is configured.*XAI_API_KEY/);
-    expect(() => resolve({ bot: { settings: { provider: 'local-gguf' } }, env: {} })).toThrow(/modelPath/);
+    expect(() => resolve({ bot: { settings: { provider: 'local-gguf' } }, env: {} })).toThrow(/modelPath.*LAZYBOY_MODEL_PATH/);
+  });
+
+  it('takes a local GGUF file from LAZYBOY_MODEL_PATH', () => {
+    const local = { provider: 'local-gguf', baseUrl: '', model: 'tiny', modelPath: '/models/tiny.gguf', source: 'env' };
+    expect(resolve({ env: { LAZYBOY_MODEL_PROVIDER: 'local-gguf', LAZYBOY_MODEL_PATH: '/models/tiny.gguf' } })).toEqual(local);
+    // Alone it selects local-gguf; any other provider hint wins over it.
+    expect(resolve({ env: { LAZYBOY_MODEL_PATH: '/models/tiny.gguf' } })).toEqual(local);
+    expect(resolve({ env: { LAZYBOY_MODEL_PATH: '/models/tiny.gguf', XAI_API_KEY: 'k', XAI_MODEL: 'grok' } }).provider).toBe(
+      'xai',
+    );
+    expect(
+      resolve({
+        bot: { settings: { provider: 'local-gguf', modelPath: '/bots/b.gguf' } },
+        env: { LAZYBOY_MODEL_PATH: '/x.gguf' },
+      }),
+    ).toMatchObject({ modelPath: '/bots/b.gguf', model: 'b', source: 'bot' });
   });
 
   it('reaches a model server on the host from inside a container', () => {
@@ -178,9 +195,11 @@ describe('createModelClient', () => {
     expect(createModelClient({ ...base, provider: 'openai-chat' })).toBeInstanceOf(ChatCompletionsClient);
     expect(createModelClient({ ...base, provider: 'openai-responses' })).toBeInstanceOf(ResponsesClient);
     expect(createModelClient({ ...base, provider: 'xai' }).description).toBe('xai:m');
-    expect(() =>
-      createModelClient({ provider: 'local-gguf', baseUrl: '', model: 'tiny', modelPath: '/models/tiny.gguf' }),
-    ).toThrow(UnsupportedProviderError);
+    // Loads nothing until its first request.
+    const local = createModelClient({ provider: 'local-gguf', baseUrl: '', model: 'tiny', modelPath: '/models/tiny.gguf' });
+    expect(local).toBeInstanceOf(LocalGgufClient);
+    expect(local.description).toBe('local-gguf:tiny');
+    expect(() => createModelClient({ provider: 'local-gguf', baseUrl: '', model: 'tiny' })).toThrow(ModelNotConfiguredError);
   });
 
   it('refuses a hosted provider without a key before sending anything', () => {

@@ -10,6 +10,7 @@ import { defaultBaseUrl, OPENAI_DEFAULT_BASE_URL, XAI_DEFAULT_BASE_URL } from '.
 // | variable               | meaning                                                                                   |
 // | ---------------------- | ----------------------------------------------------------------------------------------- |
 // | LAZYBOY_MODEL_PROVIDER | xai, openai-chat, openai-responses or local-gguf; overrides the guesses below             |
+// | LAZYBOY_MODEL_PATH     | GGUF file for local-gguf; selects local-gguf when nothing else selects a provider         |
 // | LAZYBOY_MODEL          | model name, for any provider                                                              |
 // | GROKBOY_MODEL          | the seeds' older name of LAZYBOY_MODEL                                                    |
 // | XAI_MODEL              | model name when the provider is xai and neither of the above is set (seeds' alias)        |
@@ -137,9 +138,20 @@ function envLink(env: Record<string, string | undefined>): Link {
   const openAiBaseUrl = checkedUrl(envValue(env, 'OPENAI_BASE_URL'), 'OPENAI_BASE_URL');
   const xaiKey = envValue(env, 'XAI_API_KEY');
   const openAiKey = envValue(env, 'OPENAI_API_KEY');
+  const modelPath = envValue(env, 'LAZYBOY_MODEL_PATH');
   const provider: ModelProvider | undefined =
     explicit ??
-    (openAiBaseUrl ? 'openai-chat' : xaiKey ? 'xai' : openAiKey ? 'openai-chat' : lazyboyBaseUrl ? 'openai-chat' : undefined);
+    (openAiBaseUrl
+      ? 'openai-chat'
+      : xaiKey
+        ? 'xai'
+        : openAiKey
+          ? 'openai-chat'
+          : lazyboyBaseUrl
+            ? 'openai-chat'
+            : modelPath
+              ? 'local-gguf'
+              : undefined);
   const baseUrl = lazyboyBaseUrl ?? (isOpenAi(provider) ? openAiBaseUrl : undefined);
 
   const keys: KeyCandidate[] = [];
@@ -159,6 +171,7 @@ function envLink(env: Record<string, string | undefined>): Link {
     ...(baseUrl ? { baseUrl } : {}),
     model: (chosen) =>
       generic ?? (chosen === 'xai' ? envValue(env, 'XAI_MODEL') : isOpenAi(chosen) ? envValue(env, 'OPENAI_MODEL') : undefined),
+    ...(modelPath ? { modelPath } : {}),
     keys,
   };
 }
@@ -219,7 +232,7 @@ export function resolveModelBackend(input: ResolveModelBackendInput): ResolvedMo
   if (!endpoint) {
     throw new ModelNotConfiguredError(
       "no model provider is configured: choose one in the bot's or workspace's model settings, or set XAI_API_KEY (xAI), " +
-        'OPENAI_API_KEY or OPENAI_BASE_URL (OpenAI-compatible), or LAZYBOY_MODEL_PROVIDER',
+        'OPENAI_API_KEY or OPENAI_BASE_URL (OpenAI-compatible), LAZYBOY_MODEL_PATH (a local GGUF file), or LAZYBOY_MODEL_PROVIDER',
     );
   }
   const { provider } = endpoint;
@@ -233,7 +246,7 @@ export function resolveModelBackend(input: ResolveModelBackendInput): ResolvedMo
     model ??= modelPath ? path.basename(modelPath, '.gguf') : undefined;
     if (!model || !modelPath) {
       throw new ModelNotConfiguredError(
-        "the local-gguf provider needs the path of a GGUF file: set modelPath in the bot's or workspace's model settings",
+        "the local-gguf provider needs the path of a GGUF file: set modelPath in the bot's or workspace's model settings, or LAZYBOY_MODEL_PATH",
       );
     }
     return {

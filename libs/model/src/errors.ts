@@ -90,9 +90,22 @@ export class ModelProtocolError extends ModelError {
 
 /** The settings and environment do not say which model to use, or say it wrongly. */
 export class ModelNotConfiguredError extends ModelError {
-  override readonly name = 'ModelNotConfiguredError';
+  override readonly name: string = 'ModelNotConfiguredError';
 }
 
-export class UnsupportedProviderError extends ModelError {
-  override readonly name = 'UnsupportedProviderError';
+/** The local-gguf provider's model file is missing, unreadable, not a GGUF file, or one llama.cpp cannot load. */
+export class ModelFileError extends ModelNotConfiguredError {
+  override readonly name = 'ModelFileError';
+  /** The path as the settings gave it. */
+  readonly modelPath: string;
+
+  constructor(message: string, modelPath: string, details: ModelErrorDetails = {}) {
+    super(message, details);
+    this.modelPath = modelPath;
+  }
+}
+
+/** The in-process llama.cpp runtime of the local-gguf provider failed (no binary for this platform, out of memory…). */
+export class LocalRuntimeError extends ModelError {
+  override readonly name = 'LocalRuntimeError';
 }

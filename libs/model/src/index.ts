@@ -5,6 +5,7 @@ export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './http/retry-policy.js';
 export type { ModelClientOptions } from './providers/client-options.js';
 export { ChatCompletionsClient, type ChatCompletionsClientOptions } from './providers/chat-completions.js';
 export { ResponsesClient } from './providers/responses.js';
+export { LOCAL_GGUF_DEFAULTS, LocalGgufClient, type LocalGgufClientOptions } from './providers/local-gguf.js';
 export {
   type CredentialLink,
   type CredentialSource,
@@ -15,7 +16,7 @@ export {
   resolveModelBackend,
   rewriteLoopbackForContainer,
 } from './credentials.js';
-export { createModelClient } from './create-model-client.js';
+export { closeModelClient, createModelClient, type CreateModelClientOptions } from './create-model-client.js';
 export { ScriptedModelServer, type ScriptedModelServerOptions } from './scripted/scripted-model-server.js';
 export type { ReceivedRequest, Script, ScriptedApi, ScriptedToolCall, Turn } from './scripted/script.js';
 export { scriptedBackend } from './scripted/scripted-backend.js';

@@ -11,7 +11,7 @@ import { newSessionId, SessionStore } from '../sessions/session-store.js';
 import { browserTools } from '../tools/browser-tools.js';
 import { fileTools } from '../tools/file-tools.js';
 import { LocalBrowser } from '../tools/local-browser.js';
-import { shellTool } from '../tools/shell-tool.js';
+import { shellTools } from '../tools/shell-tool.js';
 import { agentSystemPrompt } from './system-prompt.js';
 
 export interface CliAgentOptions {
@@ -63,7 +63,7 @@ export function createCliAgent(rawEnv: NodeJS.ProcessEnv, options: CliAgentOptio
     ? []
     : [
         ...fileTools(cwd),
-        shellTool({
+        ...shellTools({
           cwd,
           logDir: store.workDir,
           timeoutMs: env.LAZYBOY_SHELL_TIMEOUT_MS,

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Runtime } from '@lazyboy/agent';
 import { createModelClient, ScriptedModelServer, scriptedBackend } from '@lazyboy/model';
 import { fileTools } from '../tools/file-tools.js';
-import { shellTool } from '../tools/shell-tool.js';
+import { shellTools } from '../tools/shell-tool.js';
 
 /**
  * `lazyboy smoke`: an offline self-check with no API key and no standard input. The real runtime and
@@ -24,7 +24,7 @@ export async function smoke(print: (line: string) => void = console.log): Promis
   try {
     const runtime = new Runtime({
       model: createModelClient(scriptedBackend(server)),
-      tools: [...fileTools(dir), shellTool({ cwd: dir, logDir: dir, timeoutMs: 10_000, blockUntilMs: 10_000 })],
+      tools: [...fileTools(dir), ...shellTools({ cwd: dir, logDir: dir, timeoutMs: 10_000, blockUntilMs: 10_000 })],
       human: { mode: 'turn-ending' },
       systemPrompt: 'smoke test',
       limits: { roundsPerChunk: 10, roundsTotal: 10 },
