@@ -11,25 +11,12 @@ PACKAGES=(
   at-spi2-core python3-pyatspi gir1.2-atspi-2.0 python3-gi
   bubblewrap fonts-noto-cjk procps util-linux passwd
 )
-APT=(apt-get -o DPkg::Lock::Timeout=600 -y --no-install-recommends)
+# shellcheck source=apt-packages.sh
+. "$(dirname "$0")/apt-packages.sh"
 
 log() { printf '[install-desktop] %s\n' "$*" >&2; }
 
-if [ "$(id -u)" -ne 0 ]; then
-  log "must run as root (it installs Debian packages)"
-  exit 1
-fi
-
-missing=()
-for pkg in "${PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  log "installing ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get -o DPkg::Lock::Timeout=600 update -qq
-  "${APT[@]}" install "${missing[@]}" >/dev/null
-fi
+ensure_packages install-desktop "${PACKAGES[@]}" || true
 
 # The websockify binary lives in python3-websockify; noVNC's page is what viewers load through it.
 for need in /usr/bin/Xvfb /usr/bin/chromium /usr/bin/x11vnc /usr/bin/websockify /usr/share/novnc/vnc.html \

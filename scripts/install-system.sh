@@ -7,24 +7,12 @@ set -euo pipefail
 PACKAGES=(postgresql-15 postgresql-server-dev-15 redis-server dpkg-dev make gcc procps iproute2 ca-certificates)
 PGVECTOR_VERSION=0.8.0-1
 PG_LIB=/usr/lib/postgresql/15/lib
-APT=(apt-get -o DPkg::Lock::Timeout=600 -y --no-install-recommends)
+# shellcheck source=apt-packages.sh
+. "$(dirname "$0")/apt-packages.sh"
 
 log() { printf '[install-system] %s\n' "$*" >&2; }
 
-if [ "$(id -u)" -ne 0 ]; then
-  log "must run as root (it installs Debian packages)"
-  exit 1
-fi
-
-missing=()
-for pkg in "${PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  log "installing ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get -o DPkg::Lock::Timeout=600 update -qq
-  "${APT[@]}" install "${missing[@]}" >/dev/null
+if ensure_packages install-system "${PACKAGES[@]}"; then
   # The Debian packages start their own cluster and server; LazyBoy runs its own as plain processes.
   service postgresql stop >/dev/null 2>&1 || true
   service redis-server stop >/dev/null 2>&1 || true

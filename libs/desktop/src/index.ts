@@ -10,7 +10,7 @@ export {
   xSocketFile,
 } from './display/display-numbers.js';
 export { desktopUserName, type DesktopUser } from './display/desktop-user.js';
-export { cdpAnswers } from './display/chromium.js';
+export { cdpAnswers, CHROMIUM_QUIET_FLAGS } from './display/chromium.js';
 export { SCREEN_WIDTH, SCREEN_HEIGHT } from './display/screen.js';
 export {
   NumberedPage,

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { NumberedPage } from '@lazyboy/desktop';
+import { CHROMIUM_QUIET_FLAGS, NumberedPage } from '@lazyboy/desktop';
 
 export class BrowserUnavailableError extends Error {
   override readonly name = 'BrowserUnavailableError';
@@ -14,17 +14,6 @@ export interface LocalBrowserOptions {
   headed: boolean;
   env?: NodeJS.ProcessEnv;
 }
-
-const FLAGS = [
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--no-default-browser-check',
-  '--disable-quic',
-  '--password-store=basic',
-  '--disable-dev-shm-usage',
-];
 
 /**
  * The CLI's optional browser: Debian's Chromium through playwright-core, launched on first use with a
@@ -78,7 +67,7 @@ export class LocalBrowser {
         headless: !headed,
         // Chromium refuses its sandbox as root; as any other user it keeps it.
         chromiumSandbox: process.getuid?.() !== 0,
-        args: FLAGS,
+        args: [...CHROMIUM_QUIET_FLAGS],
         viewport: headed ? null : { width: 1280, height: 760 },
         env: env as Record<string, string>,
         timeout: 30_000,

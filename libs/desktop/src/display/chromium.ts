@@ -39,6 +39,21 @@ export interface ChromiumArgsInput {
   height: number;
 }
 
+/**
+ * Flags every LazyBoy Chromium gets: no background traffic (the machines have no network beyond package
+ * registries, and refused connections pile up), no first-run UI, no keyring prompt, no /dev/shm limits.
+ */
+export const CHROMIUM_QUIET_FLAGS: readonly string[] = [
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--no-default-browser-check',
+  '--disable-quic',
+  '--password-store=basic',
+  '--disable-dev-shm-usage',
+];
+
 export function chromiumArgs(input: ChromiumArgsInput): string[] {
   return [
     `--user-data-dir=${input.profileDir}`,
@@ -46,14 +61,7 @@ export function chromiumArgs(input: ChromiumArgsInput): string[] {
     // Port 0: the kernel picks a free port and Chromium writes it to DevToolsActivePort (no race with
     // other programs grabbing a port we picked).
     '--remote-debugging-port=0',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--no-first-run',
-    '--no-default-browser-check',
-    '--disable-quic',
-    '--password-store=basic',
-    '--disable-dev-shm-usage',
+    ...CHROMIUM_QUIET_FLAGS,
     // A stop that ends in SIGKILL (or a suspended computer that gets stopped) must not greet the next
     // launch with a "restore pages?" bubble.
     '--hide-crash-restore-bubble',
