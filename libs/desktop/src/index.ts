@@ -21,3 +21,25 @@ export {
   type NumberedPageOptions,
 } from './browser/numbered-page.js';
 export type { ObservedElement, ObservedPage } from './browser/page-script.js';
+export { NativeObserver, renderNativeObservation, type NativeObserverOptions } from './native/observer.js';
+export { NativeActor } from './native/actor.js';
+export { screenshot, screenSignature, thumbnailDifference, type Screenshot, type ScreenSignature } from './native/screenshot.js';
+export type { NativeDisplay } from './native/helpers.js';
+export {
+  NativeStaleElementError,
+  NativeElementNotFoundError,
+  BrowserWindowError,
+  CoordinatesOutOfScreenError,
+  NativeActionError,
+  NativeHelperError,
+} from './native/errors.js';
+export type {
+  NativeAction,
+  NativeActResult,
+  NativeElement,
+  NativeObservation,
+  NativeWindow,
+  MouseButton,
+  Point,
+  Rect,
+} from './native/types.js';
