@@ -1,15 +1,29 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { DisplayManager } from '@lazyboy/desktop';
+import os from 'node:os';
+import path from 'node:path';
 import { ControlServer } from './control-server.js';
 
 describe('worker control server', () => {
   const token = 'a'.repeat(40);
-  const server = new ControlServer({
-    LAZYBOY_WORKER_HOST: '127.0.0.1',
-    LAZYBOY_WORKER_PORT: 0,
-    LAZYBOY_CONTROL_TOKEN: token,
-    LAZYBOY_COMPUTER_ID: 'team-1',
-    TEAM_SCREEN_LIMIT: 8,
+  // Never started here: constructing a DisplayManager touches nothing on disk.
+  const root = path.join(os.tmpdir(), 'lazyboy-worker-unused');
+  const displays = new DisplayManager({
+    computerId: 'team-1',
+    homeDir: path.join(root, 'home'),
+    runtimeDir: path.join(root, 'run'),
+    screenLimit: 2,
   });
+  const server = new ControlServer(
+    {
+      LAZYBOY_WORKER_HOST: '127.0.0.1',
+      LAZYBOY_WORKER_PORT: 0,
+      LAZYBOY_CONTROL_TOKEN: token,
+      LAZYBOY_COMPUTER_ID: 'team-1',
+      TEAM_SCREEN_LIMIT: 2,
+    },
+    { displays },
+  );
   let base: string;
 
   beforeAll(async () => {
@@ -29,7 +43,12 @@ describe('worker control server', () => {
     expect((await fetch(`${base}/screens`, { headers: { authorization: `Bearer ${'b'.repeat(40)}` } })).status).toBe(401);
     expect((await fetch(`${base}/screens`, { headers: { authorization: `Bearer ${token}x` } })).status).toBe(401);
     const authorised = await fetch(`${base}/screens`, { headers: { authorization: `Bearer ${token}` } });
-    expect(authorised.status).toBe(404);
-    expect(await authorised.json()).toMatchObject({ error: { code: 'NOT_FOUND' } });
+    expect(authorised.status).toBe(200);
+    expect(await authorised.json()).toEqual({ computerId: 'team-1', suspended: false, screenLimit: 2, screens: [] });
+    const unknown = await fetch(`${base}/no-such-route`, { headers: { authorization: `Bearer ${token}` } });
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ error: { code: 'NOT_FOUND' } });
+    const unknownAction = await fetch(`${base}/browser/fly`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    expect(await unknownAction.json()).toMatchObject({ error: { code: 'NOT_FOUND' } });
   });
 });

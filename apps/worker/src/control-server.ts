@@ -2,20 +2,54 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { WorkerEnv } from '@lazyboy/contracts';
+import type { DisplayManager } from '@lazyboy/desktop';
+import { addBrowserRoutes } from './browser/browser-routes.js';
+import { BrowserSessions } from './browser/browser-sessions.js';
+import { ScreenshotTracker } from './browser/screenshots.js';
+import { ScreenFences } from './fencing/screen-fences.js';
+import { SlotQueue } from './fencing/slot-queue.js';
+import { WorkerHttpError } from './http/errors.js';
+import { notFound, Router, sendJson } from './http/router.js';
+import { ProfileLocks } from './screens/profile-locks.js';
+import { addScreenRoutes } from './screens/screen-routes.js';
+import type { WorkerContext } from './worker-context.js';
+
+export interface ControlServerDeps {
+  /** The computer's displays; created (and finally stopped) by whoever owns the process. */
+  displays: DisplayManager;
+  log?: (line: string) => void;
+}
 
 /**
  * The worker's control API: HTTP + JSON on loopback (or the cluster network), every call but /healthz
- * authorised by the computer's bearer token. The desktop routes (observe, act, browser, shell, files)
- * join this server as they are built.
+ * authorised by the computer's bearer token. Routes live in screens/ and browser/.
  */
 export class ControlServer {
   private readonly server: http.Server;
   private readonly tokenDigest: Buffer;
   private readonly startedAt = Date.now();
+  private readonly router = new Router();
+  private readonly ctx: WorkerContext;
+  private readonly log: (line: string) => void;
 
-  constructor(private readonly config: WorkerEnv) {
+  constructor(
+    private readonly config: WorkerEnv,
+    deps: ControlServerDeps,
+  ) {
     this.tokenDigest = digest(config.LAZYBOY_CONTROL_TOKEN);
-    this.server = http.createServer((req, res) => this.handle(req, res));
+    this.log = deps.log ?? ((line) => console.error(`[worker ${config.LAZYBOY_COMPUTER_ID}] ${line}`));
+    this.ctx = {
+      computerId: config.LAZYBOY_COMPUTER_ID,
+      displays: deps.displays,
+      fences: new ScreenFences(),
+      queue: new SlotQueue(),
+      profileLocks: new ProfileLocks(),
+      browsers: new BrowserSessions(),
+      screenshots: new ScreenshotTracker(),
+    };
+    addScreenRoutes(this.router, this.ctx);
+    addBrowserRoutes(this.router, this.ctx);
+    this.server = http.createServer((req, res) => void this.handle(req, res));
   }
 
   async listen(): Promise<AddressInfo> {
@@ -26,12 +60,14 @@ export class ControlServer {
     return this.server.address() as AddressInfo;
   }
 
+  /** Stops serving and drops the CDP connections; the displays keep running (their owner stops them). */
   async close(): Promise<void> {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await this.ctx.browsers.closeAll();
   }
 
-  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (req.method === 'GET' && url.pathname === '/healthz') {
       return sendJson(res, 200, {
@@ -43,7 +79,18 @@ export class ControlServer {
     if (!this.authorised(req.headers.authorization)) {
       return sendJson(res, 401, { error: { code: 'UNAUTHENTICATED', message: 'a valid control token is required' } });
     }
-    return sendJson(res, 404, { error: { code: 'NOT_FOUND', message: `no route ${req.method} ${url.pathname}` } });
+    try {
+      const route = this.router.match(req.method ?? '', url.pathname);
+      if (!route) throw notFound(req.method, url.pathname);
+      const reply = await route.handler({ req, url, params: route.params });
+      sendJson(res, reply.status, reply.body);
+    } catch (error) {
+      if (error instanceof WorkerHttpError) return sendJson(res, error.status, error.body());
+      this.log(
+        `${req.method} ${url.pathname} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      );
+      sendJson(res, 500, { error: { code: 'INTERNAL', message: 'the worker failed to handle the call; see its log' } });
+    }
   }
 
   private authorised(header: string | undefined): boolean {
@@ -55,10 +102,4 @@ export class ControlServer {
 
 function digest(value: string): Buffer {
   return createHash('sha256').update(value).digest();
-}
-
-function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
-  const payload = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(payload) });
-  res.end(payload);
 }

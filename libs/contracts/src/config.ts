@@ -63,6 +63,11 @@ export const workerEnvSchema = z.object({
     .max(32)
     .default(8)
     .describe('Most displays (agents) one computer runs at once'),
+  LAZYBOY_COMPUTER_HOME: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("The computer's home directory, kept across stops (default ./data/homes/<computer id>)"),
 });
 export type WorkerEnv = z.infer<typeof workerEnvSchema>;
 

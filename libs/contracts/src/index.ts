@@ -3,3 +3,4 @@ export * from './domain.js';
 export * from './errors.js';
 export * from './health.js';
 export * from './model.js';
+export * from './worker-api.js';

@@ -59,6 +59,7 @@ export function startWorker(ctx: AppProcessContext): Promise<ManagedProcess> {
       LAZYBOY_WORKER_PORT: String(ctx.ports.worker),
       LAZYBOY_CONTROL_TOKEN: ctx.secrets.controlToken,
       LAZYBOY_COMPUTER_ID: 'local',
+      LAZYBOY_COMPUTER_HOME: path.join(ctx.layout.homesDir, 'local'),
     }),
   );
 }

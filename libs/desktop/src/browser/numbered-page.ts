@@ -150,7 +150,11 @@ export class NumberedPage {
       await action();
       // Handlers that navigate do so within a task or two of the event.
       await new Promise((r) => setTimeout(r, NAVIGATION_START_MS));
-      if (navigating) await Promise.race([newDocument, new Promise((r) => setTimeout(r, NAVIGATION_TIMEOUT_MS))]);
+      if (navigating) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([newDocument, new Promise((r) => (timer = setTimeout(r, NAVIGATION_TIMEOUT_MS)))]);
+        clearTimeout(timer);
+      }
     } finally {
       this.page.off('request', onRequest);
       this.page.off('domcontentloaded', loaded);

@@ -1,0 +1,81 @@
+import {
+  browserActionSchemas,
+  isReadOnlyBrowserAction,
+  type BrowserActionName,
+  type BrowserActionRequest,
+  type BrowserActionResponse,
+} from '@lazyboy/contracts';
+import { renderObservation } from '@lazyboy/desktop';
+import { WorkerHttpError } from '../http/errors.js';
+import { readJsonBody, validate } from '../http/json-body.js';
+import { notFound, type Router } from '../http/router.js';
+import type { WorkerContext } from '../worker-context.js';
+import { performBrowserAction } from './browser-actions.js';
+
+/**
+ * `POST /browser/<action>`: the order of the checks is the contract. Validation first (a bad body does
+ * nothing, not even advance a fence); then the execution fence (stale → 409, nothing done; newer → it
+ * becomes the newest at once); then the control holder (a person holding the screen → 423 for anything
+ * but read-only calls). The call then waits for its turn on the slot and checks fence and holder again,
+ * since either may have changed while it waited.
+ */
+export function addBrowserRoutes(router: Router, ctx: WorkerContext): void {
+  router.add('POST', '/browser/:action', async ({ req, params, url }) => {
+    const name = params['action'] ?? '';
+    if (!Object.hasOwn(browserActionSchemas, name)) throw notFound('POST', url.pathname);
+    const action = name as BrowserActionName;
+    const request = validate(browserActionSchemas[action], await readJsonBody(req)) as BrowserActionRequest;
+    const { slot, fence } = request;
+    const readOnly = isReadOnlyBrowserAction(action, request as { op?: string });
+
+    // A new run has seen no screenshot yet, whatever its predecessor was sent.
+    if (ctx.fences.admitExecution(slot, fence)) ctx.screenshots.reset(slot);
+    if (!readOnly) ctx.fences.assertAgentMayAct(slot, action);
+
+    const body = await ctx.queue.run(slot, async (): Promise<BrowserActionResponse> => {
+      ctx.fences.assertCurrentExecution(slot, fence);
+      if (!readOnly) ctx.fences.assertAgentMayAct(slot, action);
+      const session = await ctx.browsers.session(slot, runningCdpUrl(ctx, slot));
+      let outcome;
+      try {
+        outcome = await performBrowserAction(action, request, session);
+      } catch (error) {
+        if (error instanceof WorkerHttpError && error.code === 'BROWSER_UNAVAILABLE') await ctx.browsers.forget(slot);
+        throw error;
+      }
+      const { page } = await session.activePage();
+      const mode = action === 'observe' && 'screenshot' in request && request.screenshot === 'always' ? 'always' : 'auto';
+      const screenshot = await ctx.screenshots.capture(slot, page, outcome.observed.elements, mode);
+      return {
+        slot,
+        action,
+        url: outcome.observed.url,
+        title: outcome.observed.title,
+        generation: outcome.observed.generation,
+        observation: renderObservation(outcome.observed),
+        screenshot,
+        ...(outcome.result === undefined ? {} : { result: outcome.result }),
+        ...(outcome.tabs ? { tabs: outcome.tabs } : {}),
+        control: ctx.fences.control(slot).holder,
+      };
+    });
+    return { status: 200, body };
+  });
+}
+
+/** The slot's CDP URL if its screen is up; otherwise the reason the browser cannot be used. */
+function runningCdpUrl(ctx: WorkerContext, slot: number): string {
+  // A frozen Chromium would leave the call hanging until the wake, so refuse at once.
+  if (ctx.displays.isSuspended) {
+    throw new WorkerHttpError('COMPUTER_UNAVAILABLE', `computer ${ctx.computerId} is suspended; wake it first`);
+  }
+  const status = ctx.displays.state(slot);
+  if (status.state === 'running') return status.endpoints.cdpUrl;
+  const locked = ctx.profileLocks.message(slot);
+  if (locked) throw new WorkerHttpError('PROFILE_LOCKED', locked, { slot });
+  const why = status.state === 'error' ? `failed: ${status.error}` : `is ${status.state}`;
+  throw new WorkerHttpError('SCREEN_NOT_RUNNING', `the screen of slot ${slot} ${why}; ensure it first`, {
+    slot,
+    state: status.state,
+  });
+}

@@ -1,0 +1,73 @@
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import type { ObservedElement } from '@lazyboy/desktop';
+import type { Screenshot } from '@lazyboy/contracts';
+import type { Page } from 'playwright-core';
+
+const ANNOTATE_TIMEOUT_MS = 5_000;
+
+/**
+ * Sends a screenshot only when the page looks different from the last one sent for the slot. The
+ * signature is the sha256 of the viewport PNG Chromium encodes: identical pixels give identical bytes,
+ * it costs one capture we need anyway when it changed, and it needs no image decoding in Node. The caret
+ * is hidden for the capture (Playwright's default), or its blinking alone would count as a change.
+ */
+export class ScreenshotTracker {
+  private readonly lastSent = new Map<number, string>();
+
+  /** A new run on the slot has not seen anything yet. */
+  reset(slot: number): void {
+    this.lastSent.delete(slot);
+  }
+
+  async capture(slot: number, page: Page, elements: ObservedElement[], mode: 'auto' | 'always'): Promise<Screenshot | null> {
+    const png = await page.screenshot({ type: 'png', scale: 'css', caret: 'hide', timeout: 10_000 });
+    const signature = createHash('sha256').update(png).digest('hex');
+    if (mode === 'auto' && this.lastSent.get(slot) === signature) return null;
+    this.lastSent.set(slot, signature);
+    const numbered = await drawNumbers(png, elements).catch(() => png);
+    return {
+      mimeType: 'image/png',
+      data: numbered.toString('base64'),
+      width: png.readUInt32BE(16),
+      height: png.readUInt32BE(20),
+    };
+  }
+}
+
+/**
+ * Draws each visible element's box and number on this copy with ImageMagick; the live page (what the
+ * person sees over VNC) never gets an overlay.
+ */
+function drawNumbers(png: Buffer, elements: ObservedElement[]): Promise<Buffer> {
+  const visible = elements.filter((el) => el.inViewport && el.box.width > 0 && el.box.height > 0);
+  if (visible.length === 0) return Promise.resolve(png);
+  const boxes = visible.flatMap((el) => {
+    const { x, y, width, height } = el.box;
+    return ['-draw', `rectangle ${r(x)},${r(y)} ${r(x + width)},${r(y + height)}`];
+  });
+  const labels = visible.flatMap((el) => [
+    '-annotate',
+    `+${r(Math.max(el.box.x, 0))}+${r(Math.max(el.box.y, 0) + 12)}`,
+    String(el.id),
+  ]);
+  const args = [
+    'png:-',
+    ...['-fill', 'none', '-stroke', '#ffd400', '-strokewidth', '2', ...boxes],
+    ...['-stroke', 'none', '-fill', '#ffd400', '-undercolor', '#000000b0', '-pointsize', '13', ...labels],
+    'png:-',
+  ];
+  return new Promise((resolve, reject) => {
+    const child = spawn('convert', args, { stdio: ['pipe', 'pipe', 'ignore'], timeout: ANNOTATE_TIMEOUT_MS });
+    const out: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(Buffer.concat(out)) : reject(new Error(`convert exited ${code}`))));
+    child.stdin.on('error', reject);
+    child.stdin.end(png);
+  });
+}
+
+function r(value: number): number {
+  return Math.round(value);
+}

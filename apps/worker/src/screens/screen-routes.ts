@@ -1,0 +1,105 @@
+import {
+  controlChangeRequestSchema,
+  screenEnsureRequestSchema,
+  screenStopRequestSchema,
+  type ComputerStateResponse,
+  type ControlChangeResponse,
+  type ScreenInfo,
+  type ScreensResponse,
+} from '@lazyboy/contracts';
+import { WorkerHttpError } from '../http/errors.js';
+import { readJsonBody, validate } from '../http/json-body.js';
+import type { Router } from '../http/router.js';
+import type { WorkerContext } from '../worker-context.js';
+import { fromDesktopError } from './desktop-errors.js';
+
+export function addScreenRoutes(router: Router, ctx: WorkerContext): void {
+  const { displays, fences } = ctx;
+
+  /** Boots the slot's screen if needed and answers once Chromium, VNC and websockify are up. */
+  router.add('POST', '/screens/ensure', async ({ req }) => {
+    const { slot, profileKey, fence } = validate(screenEnsureRequestSchema, await readJsonBody(req));
+    if (fence !== undefined && fences.admitExecution(slot, fence)) ctx.screenshots.reset(slot);
+    try {
+      await displays.ensureScreen(slot, { profileKey });
+    } catch (raw) {
+      const error = fromDesktopError(raw);
+      if (error instanceof WorkerHttpError && error.code === 'PROFILE_LOCKED') {
+        ctx.profileLocks.record(slot, error.message);
+        throw new WorkerHttpError(error.code, error.message, { slot, profileKey });
+      }
+      throw error;
+    }
+    ctx.profileLocks.clear(slot);
+    return { status: 200, body: screenInfo(ctx, slot) };
+  });
+
+  router.add('GET', '/screens', async () => {
+    const slots = new Set([...displays.health().screens.map((s) => s.slot), ...fences.knownSlots()]);
+    const body: ScreensResponse = {
+      computerId: ctx.computerId,
+      suspended: displays.isSuspended,
+      screenLimit: displays.screenLimit,
+      screens: [...slots].sort((a, b) => a - b).map((slot) => screenInfo(ctx, slot)),
+    };
+    return { status: 200, body };
+  });
+
+  router.add('POST', '/screens/stop', async ({ req }) => {
+    const { slot } = validate(screenStopRequestSchema, await readJsonBody(req));
+    await ctx.browsers.forget(slot);
+    await displays.stopScreen(slot).catch((error: unknown) => {
+      throw fromDesktopError(error);
+    });
+    ctx.profileLocks.clear(slot);
+    ctx.screenshots.reset(slot);
+    return { status: 200, body: screenInfo(ctx, slot) };
+  });
+
+  /**
+   * Takeover / release. Answered at once, not queued behind the agent's call in flight: that call
+   * finishes (input cannot be taken back half-way) and the agent's next one is refused.
+   */
+  router.add('POST', '/screens/control', async ({ req }) => {
+    const { slot, holder, fence } = validate(controlChangeRequestSchema, await readJsonBody(req));
+    const body: ControlChangeResponse = { slot, control: fences.setControl(slot, holder, fence) };
+    return { status: 200, body };
+  });
+
+  router.add('POST', '/computer/suspend', async ({ req }) => {
+    await readJsonBody(req);
+    await displays.suspend().catch((error: unknown) => {
+      throw fromDesktopError(error);
+    });
+    return { status: 200, body: computerState(ctx) };
+  });
+
+  router.add('POST', '/computer/wake', async ({ req }) => {
+    await readJsonBody(req);
+    await displays.wake().catch((error: unknown) => {
+      throw fromDesktopError(error);
+    });
+    return { status: 200, body: computerState(ctx) };
+  });
+}
+
+function computerState(ctx: WorkerContext): ComputerStateResponse {
+  return { computerId: ctx.computerId, suspended: ctx.displays.isSuspended };
+}
+
+/** A slot as the API may see it: no X cookie, no D-Bus address, no CDP port (only the worker drives CDP). */
+function screenInfo(ctx: WorkerContext, slot: number): ScreenInfo {
+  const status = ctx.displays.state(slot);
+  const health = ctx.displays.health().screens.find((s) => s.slot === slot);
+  const endpoints = ctx.displays.endpoints(slot);
+  const executionFence = ctx.fences.executionFence(slot);
+  return {
+    slot,
+    state: status.state,
+    ...(status.state === 'error' ? { error: status.error } : {}),
+    ...(health ? { profileKey: health.profileKey } : {}),
+    ...(endpoints ? { endpoints: { display: endpoints.display, vncPort: endpoints.vncPort, wsPort: endpoints.wsPort } } : {}),
+    ...(executionFence === undefined ? {} : { executionFence }),
+    control: ctx.fences.control(slot),
+  };
+}

@@ -1,0 +1,89 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { DisplayManager, findFreeDisplayBase } from '@lazyboy/desktop';
+import { ControlServer } from '../control-server.js';
+
+export interface Answer<T = Record<string, unknown>> {
+  status: number;
+  body: T;
+}
+
+/**
+ * A real worker for a suite: its own DisplayManager on free display numbers, the control server on a free
+ * port, and a JSON client carrying the token. `stop()` leaves no process or directory behind.
+ */
+export class WorkerFixture {
+  readonly token = randomBytes(24).toString('hex');
+  readonly root = path.join(os.tmpdir(), `lazyboy-worker-${randomBytes(6).toString('hex')}`);
+  readonly displays: DisplayManager;
+  readonly server: ControlServer;
+  base = '';
+
+  constructor(computerId: string, screenLimit: number) {
+    this.displays = new DisplayManager({
+      computerId,
+      homeDir: path.join(this.root, 'home'),
+      runtimeDir: path.join(this.root, 'run'),
+      displayBase: findFreeDisplayBase(screenLimit, 300),
+      screenLimit,
+      stopGraceMs: 3_000,
+      log: () => undefined,
+    });
+    this.server = new ControlServer(
+      {
+        LAZYBOY_WORKER_HOST: '127.0.0.1',
+        LAZYBOY_WORKER_PORT: 0,
+        LAZYBOY_CONTROL_TOKEN: this.token,
+        LAZYBOY_COMPUTER_ID: computerId,
+        TEAM_SCREEN_LIMIT: screenLimit,
+      },
+      { displays: this.displays, log: () => undefined },
+    );
+  }
+
+  async start(): Promise<void> {
+    // 0755: the computer's own user (when the tests run as root) must walk through to its home.
+    mkdirSync(this.root, { recursive: true, mode: 0o755 });
+    chmodSync(this.root, 0o755);
+    const address = await this.server.listen();
+    this.base = `http://127.0.0.1:${address.port}`;
+  }
+
+  async stop(): Promise<void> {
+    await this.server.close();
+    await this.displays.stop();
+    rmSync(this.root, { recursive: true, force: true });
+  }
+
+  async post<T = Record<string, unknown>>(route: string, body: unknown, raw?: string): Promise<Answer<T>> {
+    const res = await fetch(`${this.base}${route}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${this.token}`, 'content-type': 'application/json' },
+      body: raw ?? JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as T };
+  }
+
+  async get<T = Record<string, unknown>>(route: string): Promise<Answer<T>> {
+    const res = await fetch(`${this.base}${route}`, { headers: { authorization: `Bearer ${this.token}` } });
+    return { status: res.status, body: (await res.json()) as T };
+  }
+}
+
+/** A local site for the browser to act on; `pages` maps paths to HTML. */
+export async function startSite(pages: Record<string, string>): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    const page = pages[new URL(req.url ?? '/', 'http://x').pathname];
+    res.writeHead(page === undefined ? 404 : 200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(page ?? 'not found');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
