@@ -43,3 +43,21 @@ export type {
   Point,
   Rect,
 } from './native/types.js';
+export {
+  SandboxedShell,
+  type SandboxedShellOptions,
+  type ShellRunOptions,
+  type ShellResult,
+  type ShellCommand,
+  type ShellOutput,
+} from './workspace/sandboxed-shell.js';
+export {
+  HomeFiles,
+  type HomeFilesOptions,
+  type HomeEntry,
+  type HomeReadOptions,
+  type HomeReadResult,
+  type HomeWriteResult,
+} from './workspace/home-files.js';
+export { bwrapArguments, DEFAULT_HIDDEN_DIRS, type SandboxLayout } from './workspace/sandbox-args.js';
+export { SandboxUnavailableError, UnknownCommandError, PathOutsideHomeError, HomePathError } from './workspace/errors.js';

@@ -1,0 +1,77 @@
+import path from 'node:path';
+
+export interface SandboxLayout {
+  /** Bound read-write at the same path; the command starts here unless `cwd` says otherwise. */
+  homeDir: string;
+  /** Where the command starts: the home or a directory inside it. */
+  cwd: string;
+  /**
+   * Covered with an empty tmpfs (after the read-only root, before the home is bound back): the parent of
+   * homes, so other computers' homes are invisible, and whatever else the worker keeps on disk.
+   */
+  hiddenDirs: readonly string[];
+  /** The display's X socket (`/tmp/.X11-unix/XN`) and cookie, bound read-only when a screen is running. */
+  xSocket?: string | undefined;
+  xauthority?: string | undefined;
+}
+
+/** Never hidden: a tmpfs over these would leave the sandbox without a working system. */
+const SYSTEM_DIRS = new Set([
+  '/',
+  '/usr',
+  '/bin',
+  '/sbin',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  '/etc',
+  '/dev',
+  '/proc',
+  '/sys',
+  '/var',
+  '/tmp',
+]);
+
+/** Always hidden: other users' homes, root's, and runtime sockets such as a container engine's. */
+export const DEFAULT_HIDDEN_DIRS: readonly string[] = ['/home', '/root', '/run'];
+
+/**
+ * The bubblewrap command line. Order matters: bwrap applies mounts in sequence, so the tmpfs layers come
+ * after the read-only root and the home, socket and cookie are bound back on top of them.
+ */
+export function bwrapArguments(layout: SandboxLayout, command: string): string[] {
+  const homeDir = path.resolve(layout.homeDir);
+  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
+  const covered = ['/tmp'];
+  for (const dir of [...new Set(layout.hiddenDirs.map((d) => path.resolve(d)))].sort()) {
+    if (SYSTEM_DIRS.has(dir)) throw new RangeError(`refusing to hide system directory ${dir}`);
+    // Inside an earlier tmpfs it is hidden already, and bwrap could not find it to mount on.
+    if (covered.some((parent) => isInside(dir, parent))) continue;
+    args.push('--tmpfs', dir);
+    covered.push(dir);
+  }
+  args.push('--bind', homeDir, homeDir);
+  if (layout.xSocket) args.push('--ro-bind', layout.xSocket, layout.xSocket);
+  if (layout.xauthority) args.push('--ro-bind', layout.xauthority, layout.xauthority);
+  args.push(
+    '--chdir',
+    layout.cwd,
+    // Own user, pid, ipc, uts, cgroup and network namespaces: loopback inside is a different, empty one,
+    // so the worker's control port, CDP, VNC and other computers' ports cannot be reached.
+    '--unshare-all',
+    '--unshare-net',
+    '--die-with-parent',
+    // setsid: no TIOCSTI into a terminal of the worker's.
+    '--new-session',
+    '--',
+    'bash',
+    '-c',
+    command,
+  );
+  return args;
+}
+
+export function isInside(child: string, parent: string): boolean {
+  const relative = path.relative(parent, child);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
