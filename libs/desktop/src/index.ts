@@ -61,3 +61,10 @@ export {
 } from './workspace/home-files.js';
 export { bwrapArguments, DEFAULT_HIDDEN_DIRS, type SandboxLayout } from './workspace/sandbox-args.js';
 export { SandboxUnavailableError, UnknownCommandError, PathOutsideHomeError, HomePathError } from './workspace/errors.js';
+export { SkillRecorder, type SkillRecorderOptions, type RecorderProgress } from './recorder/skill-recorder.js';
+export { displayFrameSource, type FrameSource } from './recorder/frames.js';
+export { selectKeyFrames } from './recorder/key-frames.js';
+export { renderRecording } from './recorder/render.js';
+export { SECRET_AUTOCOMPLETE, SECRET_NAME_PATTERNS, namesSecret, scrubUrl } from './recorder/secret-fields.js';
+export { RecorderStateError, RecorderAttachError } from './recorder/errors.js';
+export type * from './recorder/types.js';
