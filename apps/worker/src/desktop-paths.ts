@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -15,8 +16,9 @@ export function defaultDesktopPaths(
   cwd = process.cwd(),
 ): { homeDir: string; runtimeDir: string } {
   const safeId = computerId.replace(/[^A-Za-z0-9._-]/g, '_');
-  return {
-    homeDir: home ? path.resolve(cwd, home) : path.resolve(cwd, 'data', 'homes', safeId),
-    runtimeDir: path.join(os.tmpdir(), `lazyboy-computer-${safeId}`),
-  };
+  const homeDir = home ? path.resolve(cwd, home) : path.resolve(cwd, 'data', 'homes', safeId);
+  // Keyed by the home too: two stacks on one host may both serve a computer called "local", and a
+  // manager clears whatever it finds in its runtime directory at start.
+  const key = createHash('sha256').update(homeDir).digest('hex').slice(0, 10);
+  return { homeDir, runtimeDir: path.join(os.tmpdir(), `lazyboy-computer-${safeId}-${key}`) };
 }
