@@ -13,6 +13,8 @@ import { notFound, Router, sendJson } from './http/router.js';
 import { ProfileLocks } from './screens/profile-locks.js';
 import { addScreenRoutes } from './screens/screen-routes.js';
 import type { WorkerContext } from './worker-context.js';
+import { Workspace } from './workspace/workspace.js';
+import { addWorkspaceRoutes } from './workspace/workspace-routes.js';
 
 export interface ControlServerDeps {
   /** The computer's displays; created (and finally stopped) by whoever owns the process. */
@@ -22,7 +24,7 @@ export interface ControlServerDeps {
 
 /**
  * The worker's control API: HTTP + JSON on loopback (or the cluster network), every call but /healthz
- * authorised by the computer's bearer token. Routes live in screens/ and browser/.
+ * authorised by the computer's bearer token. Routes live in screens/, browser/ and workspace/.
  */
 export class ControlServer {
   private readonly server: http.Server;
@@ -46,9 +48,11 @@ export class ControlServer {
       profileLocks: new ProfileLocks(),
       browsers: new BrowserSessions(),
       screenshots: new ScreenshotTracker(),
+      workspace: new Workspace(deps.displays),
     };
     addScreenRoutes(this.router, this.ctx);
     addBrowserRoutes(this.router, this.ctx);
+    addWorkspaceRoutes(this.router, this.ctx);
     this.server = http.createServer((req, res) => void this.handle(req, res));
   }
 
@@ -65,6 +69,7 @@ export class ControlServer {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     await this.ctx.browsers.closeAll();
+    await this.ctx.workspace.close();
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {

@@ -4,6 +4,7 @@ import type { ScreenshotTracker } from './browser/screenshots.js';
 import type { ScreenFences } from './fencing/screen-fences.js';
 import type { SlotQueue } from './fencing/slot-queue.js';
 import type { ProfileLocks } from './screens/profile-locks.js';
+import type { Workspace } from './workspace/workspace.js';
 
 /** What the route modules share: one of each per worker (per computer). */
 export interface WorkerContext {
@@ -14,4 +15,5 @@ export interface WorkerContext {
   profileLocks: ProfileLocks;
   browsers: BrowserSessions;
   screenshots: ScreenshotTracker;
+  workspace: Workspace;
 }

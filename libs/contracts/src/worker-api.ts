@@ -184,6 +184,199 @@ export const browserActionResponseSchema = z.object({
 });
 export type BrowserActionResponse = z.infer<typeof browserActionResponseSchema>;
 
+// ------------------------------------------------------------------------------------ shell, files
+
+/** `POST /shell/run`: `bash -c` in the computer's sandbox, as its user, in its home. */
+export const shellRunRequestSchema = fencedEnvelopeSchema.extend({
+  command: z.string().min(1).max(100_000),
+  /** Deadline of the command; the whole sandbox is killed when it passes. Default 30 s, at most 24 h. */
+  timeoutMs: z
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 3600 * 1000)
+    .optional(),
+  /** How long the call waits for the command before answering `done: false` (it keeps running). Default 30 s. */
+  blockUntilMs: z.number().int().min(0).max(600_000).optional(),
+});
+export type ShellRunRequest = z.infer<typeof shellRunRequestSchema>;
+
+export const shellRunResponseSchema = z.discriminatedUnion('done', [
+  z.object({
+    done: z.literal(true),
+    commandId: z.number().int(),
+    exitCode: z.number().int().nullable(),
+    signal: z.string().nullable(),
+    timedOut: z.boolean(),
+    outputTail: z.string(),
+    bytes: z.number().int(),
+    durationMs: z.number().int(),
+  }),
+  z.object({ done: z.literal(false), commandId: z.number().int() }),
+]);
+export type ShellRunResponse = z.infer<typeof shellRunResponseSchema>;
+
+/** `POST /shell/output`: what a command wrote since the last read. Read-only. */
+export const shellOutputRequestSchema = fencedEnvelopeSchema.extend({ commandId: z.number().int().min(1) });
+export type ShellOutputRequest = z.infer<typeof shellOutputRequestSchema>;
+
+export const shellOutputResponseSchema = z.object({
+  commandId: z.number().int(),
+  text: z.string(),
+  skippedBytes: z.number().int(),
+  bytes: z.number().int(),
+  running: z.boolean(),
+  /** Present once the command has ended. */
+  exitCode: z.number().int().nullable().optional(),
+  timedOut: z.boolean().optional(),
+});
+export type ShellOutputResponse = z.infer<typeof shellOutputResponseSchema>;
+
+/** Relative to the computer's home (or absolute inside it). */
+const homePathSchema = z.string().min(1).max(4_096);
+
+export const filesListRequestSchema = fencedEnvelopeSchema.extend({ path: homePathSchema });
+export type FilesListRequest = z.infer<typeof filesListRequestSchema>;
+
+export const homeEntrySchema = z.object({
+  name: z.string(),
+  path: z.string(),
+  type: z.enum(['file', 'directory', 'symlink', 'other']),
+  size: z.number(),
+  modifiedAt: z.string(),
+});
+export const filesListResponseSchema = z.object({ path: z.string(), entries: z.array(homeEntrySchema) });
+export type FilesListResponse = z.infer<typeof filesListResponseSchema>;
+
+export const filesReadRequestSchema = fencedEnvelopeSchema.extend({
+  path: homePathSchema,
+  offset: z.number().int().min(0).optional(),
+  length: z.number().int().min(0).optional(),
+  encoding: z.enum(['utf8', 'base64']).optional(),
+});
+export type FilesReadRequest = z.infer<typeof filesReadRequestSchema>;
+
+export const filesReadResponseSchema = z.object({
+  path: z.string(),
+  content: z.string(),
+  encoding: z.enum(['utf8', 'base64']),
+  offset: z.number().int(),
+  bytes: z.number().int(),
+  size: z.number().int(),
+  nextOffset: z.number().int().optional(),
+});
+export type FilesReadResponse = z.infer<typeof filesReadResponseSchema>;
+
+export const filesWriteRequestSchema = fencedEnvelopeSchema.extend({
+  path: homePathSchema,
+  content: z.string().max(12 * 1024 * 1024),
+  /** How `content` is given; default utf8. */
+  encoding: z.enum(['utf8', 'base64']).optional(),
+});
+export type FilesWriteRequest = z.infer<typeof filesWriteRequestSchema>;
+
+export const filesWriteResponseSchema = z.object({ path: z.string(), bytes: z.number().int() });
+export type FilesWriteResponse = z.infer<typeof filesWriteResponseSchema>;
+
+// ------------------------------------------------------------------------------------------- native
+
+const mouseButtonSchema = z.enum(['left', 'middle', 'right']);
+const pointSchema = z.strictObject({ x: z.number().int(), y: z.number().int() });
+const nativeGenerationSchema = z.number().int().min(1).optional();
+
+/** Mirrors `NativeAction` of @lazyboy/desktop. */
+export const nativeActionSchema = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.literal('click'),
+    element: elementSchema,
+    generation: nativeGenerationSchema,
+    button: mouseButtonSchema.optional(),
+    double: z.boolean().optional(),
+  }),
+  z.strictObject({
+    kind: z.literal('type'),
+    element: elementSchema.optional(),
+    generation: nativeGenerationSchema,
+    text: z.string().min(1).max(5_000),
+    clear: z.boolean().optional(),
+    submit: z.boolean().optional(),
+  }),
+  z.strictObject({
+    kind: z.literal('key'),
+    keys: z.string().min(1).max(200),
+    element: elementSchema.optional(),
+    generation: nativeGenerationSchema,
+  }),
+  z.strictObject({
+    kind: z.literal('click_at'),
+    x: z.number().int(),
+    y: z.number().int(),
+    button: mouseButtonSchema.optional(),
+    double: z.boolean().optional(),
+  }),
+  z.strictObject({ kind: z.literal('drag'), from: pointSchema, to: pointSchema, button: mouseButtonSchema.optional() }),
+]);
+export type NativeActionRequestBody = z.infer<typeof nativeActionSchema>;
+
+export const nativeObserveRequestSchema = fencedEnvelopeSchema;
+export const nativeActRequestSchema = fencedEnvelopeSchema.extend({ action: nativeActionSchema });
+export type NativeActRequest = z.infer<typeof nativeActRequestSchema>;
+
+export const nativeObserveResponseSchema = z.object({
+  slot: slotSchema,
+  generation: z.number().int(),
+  /** The windows and numbered elements as the model reads them (renderNativeObservation). */
+  observation: z.string(),
+  truncated: z.boolean(),
+  control: controlHolderSchema,
+});
+export type NativeObserveResponse = z.infer<typeof nativeObserveResponseSchema>;
+
+export const nativeActResponseSchema = z.object({
+  slot: slotSchema,
+  via: z.enum(['atspi', 'xdotool']),
+  summary: z.string(),
+  generation: z.number().int(),
+  observation: z.string(),
+  control: controlHolderSchema,
+});
+export type NativeActResponse = z.infer<typeof nativeActResponseSchema>;
+
+// ------------------------------------------------------------------------------------ wait, recorder
+
+export const waitRequestSchema = fencedEnvelopeSchema.extend({
+  seconds: z.number().min(0).max(60),
+  until: z.enum(['screen_changes']).optional(),
+});
+export type WaitRequest = z.infer<typeof waitRequestSchema>;
+
+export const waitResponseSchema = z.object({ waitedMs: z.number().int(), changed: z.boolean() });
+export type WaitResponse = z.infer<typeof waitResponseSchema>;
+
+export const recorderStartRequestSchema = fencedEnvelopeSchema.extend({ goal: z.string().min(1).max(2_000) });
+export type RecorderStartRequest = z.infer<typeof recorderStartRequestSchema>;
+export const recorderStopRequestSchema = fencedEnvelopeSchema;
+
+export const recorderStartResponseSchema = z.object({ slot: slotSchema, recording: z.literal(true) });
+export type RecorderStartResponse = z.infer<typeof recorderStartResponseSchema>;
+
+export const recorderStopResponseSchema = z.object({
+  slot: slotSchema,
+  /** The demonstration as the model reads it (renderRecording). */
+  text: z.string(),
+  events: z.array(z.unknown()),
+  frames: z.array(
+    z.object({
+      index: z.number().int(),
+      offsetMs: z.number(),
+      reason: z.string(),
+      mimeType: z.literal('image/png'),
+      data: z.string(),
+    }),
+  ),
+});
+export type RecorderStopResponse = z.infer<typeof recorderStopResponseSchema>;
+
 // --------------------------------------------------------------------------------------------- errors
 
 /**
@@ -207,6 +400,20 @@ export const WORKER_ERROR_STATUS = {
   ELEMENT_NOT_INTERACTABLE: 422,
   BROWSER_ACTION_FAILED: 422,
   CONTROL_HELD_BY_USER: 423,
+  PATH_OUTSIDE_HOME: 403,
+  FILE_NOT_FOUND: 404,
+  UNKNOWN_COMMAND: 404,
+  NOT_A_FILE: 422,
+  NOT_A_DIRECTORY: 422,
+  FILE_TOO_LARGE: 413,
+  FILE_NOT_READABLE: 403,
+  USE_BROWSER_TOOL: 422,
+  NATIVE_ACTION_FAILED: 422,
+  ALREADY_RECORDING: 409,
+  NOT_RECORDING: 409,
+  SANDBOX_UNAVAILABLE: 503,
+  NATIVE_UNAVAILABLE: 503,
+  RECORDER_UNAVAILABLE: 503,
   INTERNAL: 500,
   SCREEN_BOOT_FAILED: 503,
   BROWSER_UNAVAILABLE: 503,

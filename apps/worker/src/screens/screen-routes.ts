@@ -47,6 +47,7 @@ export function addScreenRoutes(router: Router, ctx: WorkerContext): void {
 
   router.add('POST', '/screens/stop', async ({ req }) => {
     const { slot } = validate(screenStopRequestSchema, await readJsonBody(req));
+    await ctx.workspace.stopRecorder(slot);
     await ctx.browsers.forget(slot);
     await displays.stopScreen(slot).catch((error: unknown) => {
       throw fromDesktopError(error);
@@ -68,6 +69,8 @@ export function addScreenRoutes(router: Router, ctx: WorkerContext): void {
 
   router.add('POST', '/computer/suspend', async ({ req }) => {
     await readJsonBody(req);
+    // A recorder polling a frozen display would hang; its recording is dropped.
+    await ctx.workspace.stopRecorders();
     await displays.suspend().catch((error: unknown) => {
       throw fromDesktopError(error);
     });

@@ -4,7 +4,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { DisplayManager, findFreeDisplayBase } from '@lazyboy/desktop';
+import { DisplayManager } from '@lazyboy/desktop';
+import { testDisplayBase } from './display-base.js';
 import { ControlServer } from '../control-server.js';
 
 export interface Answer<T = Record<string, unknown>> {
@@ -28,7 +29,7 @@ export class WorkerFixture {
       computerId,
       homeDir: path.join(this.root, 'home'),
       runtimeDir: path.join(this.root, 'run'),
-      displayBase: findFreeDisplayBase(screenLimit, 300),
+      displayBase: testDisplayBase(screenLimit, 300),
       screenLimit,
       stopGraceMs: 3_000,
       log: () => undefined,

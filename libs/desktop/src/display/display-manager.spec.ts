@@ -1,3 +1,4 @@
+import { testDisplayBase } from '../testing/display-base.js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -11,7 +12,7 @@ import { readRfbBanner } from '../testing/rfb.js';
 import { makeWalkableDir, tempDirPath } from '../testing/temp-dirs.js';
 import { cdpAnswers } from './chromium.js';
 import { DisplayManager } from './display-manager.js';
-import { findFreeDisplayBase, xLockFile, xSocketFile } from './display-numbers.js';
+import { xLockFile, xSocketFile } from './display-numbers.js';
 import { ComputerUnavailableError, ProfileInUseError, ScreenBootError, ScreenLimitError } from './errors.js';
 import type { ScreenEndpoints } from './screen-types.js';
 
@@ -40,7 +41,7 @@ describe('DisplayManager (real Xvfb, xfwm4, Chromium, x11vnc, websockify)', () =
   const root = tempDirPath('lazyboy-desktop-');
   const runtimeDir = path.join(root, 'run');
   const homeDir = path.join(root, 'home');
-  const displayBase = findFreeDisplayBase(SCREENS, 200);
+  const displayBase = testDisplayBase(SCREENS, 200);
   const displays = Array.from({ length: SCREENS }, (_, slot) => displayBase + slot + 1);
   const logLines: string[] = [];
   const manager = new DisplayManager({
@@ -303,7 +304,7 @@ describe('DisplayManager after a worker crash', () => {
     computerId: 'desktop-spec',
     homeDir: path.join(root, 'home'),
     runtimeDir: path.join(root, 'run'),
-    displayBase: findFreeDisplayBase(1, 250),
+    displayBase: testDisplayBase(1, 250),
     screenLimit: 1,
     stopGraceMs: 3_000,
     log: (line: string) => crashLog.push(line),

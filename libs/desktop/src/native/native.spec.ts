@@ -1,10 +1,10 @@
+import { testDisplayBase } from '../testing/display-base.js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DisplayManager } from '../display/display-manager.js';
-import { findFreeDisplayBase } from '../display/display-numbers.js';
 import { makeWalkableDir, tempDirPath } from '../testing/temp-dirs.js';
 import { NativeActor } from './actor.js';
 import {
@@ -29,7 +29,7 @@ describe('native windows (real Xvfb, xfwm4, zenity, AT-SPI, xdotool)', () => {
     computerId: 'native-spec',
     homeDir: path.join(root, 'home'),
     runtimeDir: path.join(root, 'run'),
-    displayBase: findFreeDisplayBase(1, 260),
+    displayBase: testDisplayBase(1, 260),
     screenLimit: 1,
     stopGraceMs: 2_000,
     log: () => undefined,

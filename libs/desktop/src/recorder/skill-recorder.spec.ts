@@ -1,3 +1,4 @@
+import { testDisplayBase } from '../testing/display-base.js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { rmSync } from 'node:fs';
 import http from 'node:http';
@@ -6,7 +7,6 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { DisplayManager } from '../display/display-manager.js';
-import { findFreeDisplayBase } from '../display/display-numbers.js';
 import { makeWalkableDir, tempDirPath } from '../testing/temp-dirs.js';
 import { RecorderStateError } from './errors.js';
 import { displayFrameSource } from './frames.js';
@@ -45,7 +45,7 @@ describe('SkillRecorder (real Xvfb screen with Chromium over CDP)', () => {
     computerId: 'recorder-spec',
     homeDir: path.join(root, 'home'),
     runtimeDir: path.join(root, 'run'),
-    displayBase: findFreeDisplayBase(1, 280),
+    displayBase: testDisplayBase(1, 280),
     screenLimit: 1,
     stopGraceMs: 2_000,
     log: () => undefined,

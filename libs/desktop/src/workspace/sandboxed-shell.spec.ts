@@ -1,3 +1,4 @@
+import { testDisplayBase } from '../testing/display-base.js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import net from 'node:net';
@@ -5,7 +6,6 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DisplayManager } from '../display/display-manager.js';
-import { findFreeDisplayBase } from '../display/display-numbers.js';
 import { portAccepts } from '../process/net.js';
 import { pollUntil } from '../process/wait.js';
 import { scanProcesses } from '../testing/process-scan.js';
@@ -40,7 +40,7 @@ describe('SandboxedShell (bubblewrap, as the computer’s user, on a real displa
     computerId: 'workspace-spec',
     homeDir,
     runtimeDir,
-    displayBase: findFreeDisplayBase(1, 300),
+    displayBase: testDisplayBase(1, 300),
     screenLimit: 1,
     stopGraceMs: 2_000,
     log: () => undefined,
