@@ -1,8 +1,7 @@
 /// <reference lib="dom" />
-import type { ElementHandle, Page, Request } from 'playwright-core';
+import type { ElementHandle, Page } from 'playwright-core';
 import { observeInPage, resolveInPage, type ObservedElement, type ObservedPage } from './page-script.js';
 
-const NAVIGATION_START_MS = 30;
 const NAVIGATION_TIMEOUT_MS = 15_000;
 
 export class StaleElementError extends Error {
@@ -134,32 +133,45 @@ export class NumberedPage {
   }
 
   /**
-   * Runs an action that may navigate; if it starts a navigation of the page, waits for the new document
-   * to be parsed (so the next observation sees the new page, not the old one).
+   * Runs an action that may navigate; if it starts a navigation to another document, waits for the new
+   * document to be parsed (so the next observation sees the new page, not the old one). The page's own
+   * Navigation API says so synchronously, during the click, so this does not depend on timing.
    */
   private async followingNavigation(action: () => Promise<void>): Promise<void> {
-    let navigating = false;
     let loaded: () => void = () => undefined;
     const newDocument = new Promise<void>((resolve) => (loaded = resolve));
-    const onRequest = (request: Request) => {
-      if (request.isNavigationRequest() && request.frame() === this.page.mainFrame()) navigating = true;
-    };
-    this.page.on('request', onRequest);
     this.page.on('domcontentloaded', loaded);
     try {
+      await this.page.evaluate(armNavigationProbe).catch(() => undefined);
       await action();
-      // Handlers that navigate do so within a task or two of the event.
-      await new Promise((r) => setTimeout(r, NAVIGATION_START_MS));
+      // Throws when the old document is already gone: that, too, means a new one is on its way.
+      const navigating = await this.page.evaluate(readNavigationProbe).catch(() => true);
       if (navigating) {
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([newDocument, new Promise((r) => (timer = setTimeout(r, NAVIGATION_TIMEOUT_MS)))]);
         clearTimeout(timer);
       }
     } finally {
-      this.page.off('request', onRequest);
       this.page.off('domcontentloaded', loaded);
     }
   }
+}
+
+/** In the page: notes whether a navigation to another document starts (same-document ones do not count). */
+function armNavigationProbe(): void {
+  const w = window as unknown as { __lazyboyNavigating?: boolean; navigation?: EventTarget };
+  w.__lazyboyNavigating = false;
+  w.navigation?.addEventListener(
+    'navigate',
+    (event) => {
+      if (!(event as Event & { destination: { sameDocument: boolean } }).destination.sameDocument) w.__lazyboyNavigating = true;
+    },
+    { once: true },
+  );
+}
+
+function readNavigationProbe(): boolean {
+  return (window as unknown as { __lazyboyNavigating?: boolean }).__lazyboyNavigating === true;
 }
 
 /** A point inside the element where the element itself (or a descendant) is what receives the click. */
