@@ -6,7 +6,7 @@
 set -euo pipefail
 
 PACKAGES=(
-  xvfb xauth x11-utils dbus-x11 xfwm4 xfce4-panel xfdesktop4 xfce4-terminal zenity
+  xvfb xauth x11-utils dbus-x11 xfwm4 xfce4-panel xfdesktop4 xfce4-terminal xfce4-session xfce4-settings zenity
   chromium x11vnc python3-websockify novnc xdotool imagemagick
   at-spi2-core python3-pyatspi gir1.2-atspi-2.0 python3-gi
   bubblewrap fonts-noto-cjk procps util-linux passwd

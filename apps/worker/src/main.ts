@@ -9,6 +9,7 @@ async function main(): Promise<void> {
     computerId: config.LAZYBOY_COMPUTER_ID,
     ...defaultDesktopPaths(config.LAZYBOY_COMPUTER_ID, config.LAZYBOY_COMPUTER_HOME),
     screenLimit: config.TEAM_SCREEN_LIMIT,
+    session: config.LAZYBOY_DESKTOP_SESSION,
   });
   const server = new ControlServer(config, { displays });
   const address = await server.listen();

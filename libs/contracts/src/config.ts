@@ -63,6 +63,10 @@ export const workerEnvSchema = z.object({
     .max(32)
     .default(8)
     .describe('Most displays (agents) one computer runs at once'),
+  LAZYBOY_DESKTOP_SESSION: z
+    .enum(['window-manager', 'xfce'])
+    .default('window-manager')
+    .describe('window-manager: xfwm4 alone (fastest); xfce: the full XFCE session'),
   LAZYBOY_COMPUTER_HOME: z
     .string()
     .min(1)

@@ -68,3 +68,4 @@ export { renderRecording } from './recorder/render.js';
 export { SECRET_AUTOCOMPLETE, SECRET_NAME_PATTERNS, namesSecret, scrubUrl } from './recorder/secret-fields.js';
 export { RecorderStateError, RecorderAttachError } from './recorder/errors.js';
 export type * from './recorder/types.js';
+export type { DesktopSession } from './display/screen.js';

@@ -17,7 +17,7 @@ import {
 } from './errors.js';
 import { assertReachableBy, chownTreeIfNeeded, ensureOwnedDir } from './owned-paths.js';
 import { probeChromiumSandbox } from './sandbox-probe.js';
-import { Screen, type ScreenContext } from './screen.js';
+import { Screen, type DesktopSession, type ScreenContext } from './screen.js';
 import type { DesktopHealth, ScreenEndpoints, ScreenStatus } from './screen-types.js';
 import { MAX_SCREEN_LIMIT, screenLimitFromEnv } from './screen-limit.js';
 import type { RunAs } from '../process/run-as.js';
@@ -39,6 +39,11 @@ export interface DisplayManagerOptions {
   stopGraceMs?: number;
   /** A screen that is not up after this long goes to 'error'. Default 60 s. */
   bootTimeoutMs?: number;
+  /**
+   * `window-manager` (default): xfwm4 alone, the fastest boot. `xfce`: the full XFCE session (panel,
+   * desktop, settings) for agents and people who need the whole desktop; about a second slower.
+   */
+  session?: DesktopSession;
   log?: (line: string) => void;
 }
 
@@ -62,6 +67,7 @@ export class DisplayManager {
   private readonly userName: string;
   private readonly stopGraceMs: number;
   private readonly bootTimeoutMs: number;
+  private readonly session: DesktopSession;
   private readonly log: (line: string) => void;
   private readonly screens = new Map<number, Screen>();
   private prepared: Promise<ScreenContext> | undefined;
@@ -79,6 +85,7 @@ export class DisplayManager {
     this.userName = options.userName ?? desktopUserName(options.computerId);
     this.stopGraceMs = options.stopGraceMs ?? 5_000;
     this.bootTimeoutMs = options.bootTimeoutMs ?? 60_000;
+    this.session = options.session ?? 'window-manager';
     this.log = options.log ?? ((line) => console.error(`[desktop ${options.computerId}] ${line}`));
     this.readyMarker = path.join(this.runtimeDir, 'ready');
     if (!Number.isInteger(this.displayBase) || this.displayBase < 0) {
@@ -337,6 +344,7 @@ export class DisplayManager {
       logDir,
       sandbox: sandbox.available,
       stopGraceMs: this.stopGraceMs,
+      session: this.session,
       log: this.log,
     };
   }

@@ -37,8 +37,12 @@ export interface ScreenContext {
   /** False when the kernel forbids user namespaces: Chromium then runs with --no-sandbox. */
   sandbox: boolean;
   stopGraceMs: number;
+  session: DesktopSession;
   log: (line: string) => void;
 }
+
+/** What runs besides Chromium on a display: xfwm4 alone, or the whole XFCE session (which starts xfwm4). */
+export type DesktopSession = 'window-manager' | 'xfce';
 
 export interface ScreenInit {
   slot: number;
@@ -284,8 +288,11 @@ export class Screen {
     profileDir: string,
     signal: AbortSignal,
   ): Promise<number> {
-    this.step = 'starting the window manager';
-    const wm = await this.spawn(context, 'window-manager', 'xfwm4', ['--compositor=off'], env);
+    this.step = context.session === 'xfce' ? 'starting the XFCE session' : 'starting the window manager';
+    const wm =
+      context.session === 'xfce'
+        ? await this.spawn(context, 'window-manager', 'xfce4-session', [], env)
+        : await this.spawn(context, 'window-manager', 'xfwm4', ['--compositor=off'], env);
     await waitFor(async () => ((await windowManagerAnswers(env)) ? true : undefined), {
       signal,
       intervalMs: 100,

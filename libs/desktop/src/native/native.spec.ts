@@ -37,16 +37,8 @@ describe('native windows (real Xvfb, xfwm4, zenity, AT-SPI, xdotool)', () => {
   const observer = new NativeObserver(manager);
   const actor = new NativeActor(manager, observer);
   const dialogs: Dialog[] = [];
-  const timings: Record<string, number[]> = {};
-
-  async function timed<T>(label: string, work: () => Promise<T>): Promise<T> {
-    const started = performance.now();
-    try {
-      return await work();
-    } finally {
-      (timings[label] ??= []).push(Math.round(performance.now() - started));
-    }
-  }
+  // Latencies are measured by bench/desktop, not here.
+  const timed = <T>(_label: string, work: () => Promise<T>): Promise<T> => work();
 
   /** zenity as the desktop user on the screen: its exit status and output say what was pressed and typed. */
   function openDialog(args: string[]): Dialog {
@@ -95,7 +87,6 @@ describe('native windows (real Xvfb, xfwm4, zenity, AT-SPI, xdotool)', () => {
       if (dialog.child.exitCode === null && dialog.child.signalCode === null) dialog.child.kill('SIGKILL');
     await manager.stop();
     rmSync(root, { recursive: true, force: true });
-    console.log(`native latencies (ms): ${JSON.stringify(timings)}`);
   });
 
   it('numbers a zenity question’s buttons and presses one by its number through AT-SPI', async () => {

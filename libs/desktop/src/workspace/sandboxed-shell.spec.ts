@@ -130,7 +130,8 @@ describe('SandboxedShell (bubblewrap, as the computer’s user, on a real displa
     const marker = `${Math.floor(Math.random() * 1e6) + 1000}.5`;
     const command = shell.start(`sleep ${marker} & sleep ${marker} & echo up; wait`, { timeoutMs: 2_000 });
     await outputUntil(shell, command, 'up');
-    expect(sleeping(marker)).toHaveLength(2);
+    // `echo` may run before both background children have become `sleep`: wait until they have.
+    expect(await pollUntil(() => sleeping(marker).length === 2, 1_500)).toBe(true);
 
     const result = await command.result;
 
