@@ -37,3 +37,29 @@ export async function launchDbusSession(
   }
   return session;
 }
+
+/**
+ * The display's accessibility bus (started on demand through the session bus). Programs find it through
+ * AT_SPI_BUS_ADDRESS too, which is what lets GUI programs started in the agent's sandbox — where the
+ * session bus is out of reach — join the AT-SPI tree. Debian's bus listens on a path socket under /tmp.
+ * Undefined when AT-SPI is not available (the desktop still works, native control falls back to xdotool).
+ */
+export async function accessibilityBusAddress(
+  runAs: RunAs | undefined,
+  env: Record<string, string>,
+  cwd: string,
+  signal: AbortSignal,
+): Promise<string | undefined> {
+  const result = await runCommand(
+    'dbus-send',
+    ['--session', '--print-reply=literal', '--dest=org.a11y.Bus', '/org/a11y/bus', 'org.a11y.Bus.GetAddress'],
+    { runAs, env, cwd, signal, timeoutMs: 10_000 },
+  ).catch(() => undefined);
+  const address = result?.code === 0 ? result.stdout.trim() : '';
+  return /^unix:path=[^,]+/.test(address) ? address : undefined;
+}
+
+/** The socket file of a `unix:path=…` bus address. */
+export function busSocketPath(address: string | undefined): string | undefined {
+  return address ? /^unix:path=([^,]+)/.exec(address)?.[1] : undefined;
+}

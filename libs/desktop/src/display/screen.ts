@@ -7,7 +7,7 @@ import { runCommand } from '../process/run-command.js';
 import { sendSignal, signalGroup } from '../process/signals.js';
 import { pollUntil, waitFor } from '../process/wait.js';
 import { cdpAnswers, CHROMIUM_COMMAND, chromiumArgs, prepareProfile, profileDirFor, readDevToolsPort } from './chromium.js';
-import { launchDbusSession, type DbusSession } from './dbus-session.js';
+import { accessibilityBusAddress, launchDbusSession, type DbusSession } from './dbus-session.js';
 import { desktopEnv } from './desktop-env.js';
 import { findDesktopProcesses } from './desktop-processes.js';
 import type { DesktopUser } from './desktop-user.js';
@@ -257,7 +257,10 @@ export class Screen {
 
     this.step = 'starting the session bus';
     this.dbus = await launchDbusSession(runAs, baseEnv, context.homeDir, signal);
-    const env = { ...baseEnv, DBUS_SESSION_BUS_ADDRESS: this.dbus.address };
+    const env: Record<string, string> = { ...baseEnv, DBUS_SESSION_BUS_ADDRESS: this.dbus.address };
+    const a11y = await accessibilityBusAddress(runAs, env, context.homeDir, signal);
+    if (a11y) env['AT_SPI_BUS_ADDRESS'] = a11y;
+    else context.log(`no accessibility bus on ${this.display}: native windows are driven by coordinates only`);
     this.env = env;
 
     const profileDir = profileDirFor(context.homeDir, this.profileKey);

@@ -13,6 +13,8 @@ export interface SandboxLayout {
   /** The display's X socket (`/tmp/.X11-unix/XN`) and cookie, bound read-only when a screen is running. */
   xSocket?: string | undefined;
   xauthority?: string | undefined;
+  /** The display's accessibility bus socket, so GUI programs join the AT-SPI tree. */
+  a11ySocket?: string | undefined;
 }
 
 /** Never hidden: a tmpfs over these would leave the sandbox without a working system. */
@@ -53,6 +55,7 @@ export function bwrapArguments(layout: SandboxLayout, command: string): string[]
   args.push('--bind', homeDir, homeDir);
   if (layout.xSocket) args.push('--ro-bind', layout.xSocket, layout.xSocket);
   if (layout.xauthority) args.push('--ro-bind', layout.xauthority, layout.xauthority);
+  if (layout.a11ySocket) args.push('--ro-bind', layout.a11ySocket, layout.a11ySocket);
   args.push(
     '--chdir',
     layout.cwd,

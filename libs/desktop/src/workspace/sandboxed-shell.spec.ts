@@ -13,6 +13,8 @@ import { makeWalkableDir, tempDirPath } from '../testing/temp-dirs.js';
 import { SandboxUnavailableError, UnknownCommandError } from './errors.js';
 import { HomeFiles } from './home-files.js';
 import { SandboxedShell, type ShellCommand } from './sandboxed-shell.js';
+import { NativeActor } from '../native/actor.js';
+import { NativeObserver } from '../native/observer.js';
 
 /** The host's pids of `sleep <duration>` processes (inside the sandbox pids are namespaced). */
 const sleeping = (duration: string): number[] =>
@@ -190,4 +192,25 @@ describe('SandboxedShell (bubblewrap, as the computer’s user, on a real displa
     await expect(broken.run('echo hi')).rejects.toThrow(SandboxUnavailableError);
     await expect(missing.probe()).rejects.toThrow(SandboxUnavailableError);
   });
+
+  it('lets a GUI program started in the sandbox join the accessibility tree, so it is operated by element number', async () => {
+    const observer = new NativeObserver(manager);
+    const actor = new NativeActor(manager, observer);
+    const command = shell.start(`zenity --question --title 'Sandboxed question' --text 'Keep the draft?'; echo "answered $?"`, {
+      timeoutMs: 60_000,
+    });
+    let yes: { id: number } | undefined;
+    let generation = 0;
+    for (let i = 0; i < 60 && !yes; i++) {
+      const observation = await observer.observe(0);
+      generation = observation.generation;
+      yes = observation.elements.find((e) => e.role === 'push button' && e.name === 'Yes');
+      if (!yes) await sleep(250);
+    }
+    expect(yes).toBeDefined();
+    const acted = await actor.act(0, { kind: 'click', element: yes!.id, generation });
+    expect(acted.via).toBe('atspi');
+    const result = await command.result;
+    expect(result.outputTail).toContain('answered 0');
+  }, 60_000);
 });

@@ -3,6 +3,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { RUNTIME_MARKER } from '../display/desktop-env.js';
+import { busSocketPath } from '../display/dbus-session.js';
 import type { DesktopUser } from '../display/desktop-user.js';
 import { xSocketFile } from '../display/display-numbers.js';
 import { signalGroup } from '../process/signals.js';
@@ -186,6 +187,7 @@ export class SandboxedShell {
         ].filter((dir) => existsSync(dir)),
         xSocket: display?.xSocket,
         xauthority: display?.xauthority,
+        a11ySocket: display?.a11ySocket,
       },
       command,
     );
@@ -290,10 +292,12 @@ export class SandboxedShell {
       LANG: process.env['LANG'] || 'C.UTF-8',
       TERM: 'dumb',
       TMPDIR: '/tmp',
-      // The accessibility bus is an abstract socket of the host's network namespace: unreachable here, and
-      // GTK programs would otherwise wait for it and print warnings.
-      NO_AT_BRIDGE: '1',
     };
+    // GUI programs join the display's accessibility bus (its socket is bound in) so that native control
+    // can number their controls; without one, GTK would wait for a bus it cannot reach.
+    const a11y = displayEnv?.['AT_SPI_BUS_ADDRESS'];
+    if (a11y && busSocketPath(a11y) && existsSync(busSocketPath(a11y)!)) env['AT_SPI_BUS_ADDRESS'] = a11y;
+    else env['NO_AT_BRIDGE'] = '1';
     const tz = process.env['TZ'];
     if (tz) env['TZ'] = tz;
     if (displayEnv) {
@@ -309,7 +313,8 @@ export class SandboxedShell {
     return env;
   }
 
-  private currentDisplay(): { env: Record<string, string>; xSocket?: string; xauthority?: string } | undefined {
+  private currentDisplay():
+    { env: Record<string, string>; xSocket?: string; xauthority?: string; a11ySocket?: string } | undefined {
     let env: Record<string, string> | undefined;
     try {
       env = this.options.displayEnv?.();
@@ -321,10 +326,12 @@ export class SandboxedShell {
     const number = /^:(\d+)(?:\.\d+)?$/.exec(env['DISPLAY'] ?? '')?.[1];
     const xSocket = number === undefined ? undefined : xSocketFile(Number(number));
     const xauthority = env['XAUTHORITY'];
+    const a11ySocket = busSocketPath(env['AT_SPI_BUS_ADDRESS']);
     return {
       env,
       ...(xSocket && existsSync(xSocket) ? { xSocket } : {}),
       ...(xauthority && existsSync(xauthority) ? { xauthority } : {}),
+      ...(a11ySocket && existsSync(a11ySocket) ? { a11ySocket } : {}),
     };
   }
 
