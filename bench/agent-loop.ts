@@ -6,20 +6,10 @@ import { defineTool, Runtime, trimForRequest, type Checkpoint } from '@lazyboy/a
 import type { ChatMessage } from '@lazyboy/contracts';
 import { createModelClient, ScriptedModelServer, scriptedBackend } from '@lazyboy/model';
 import { z } from 'zod';
+import { median, percentile } from './stats.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
 const TRIM_REPS = Number(process.env.BENCH_TRIM_REPS ?? 30);
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-function p95(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(0.95 * sorted.length))]!;
-}
 
 async function loopOverhead(): Promise<number[]> {
   let n = 0;
@@ -90,8 +80,8 @@ const overheads = await loopOverhead();
 const trims = trimming();
 console.log(
   `agent loop overhead per round (${overheads.length} rounds, scripted model on loopback, no-op tool): ` +
-    `median ${median(overheads).toFixed(3)} ms, p95 ${p95(overheads).toFixed(3)} ms (target ≤ 2 ms)`,
+    `median ${median(overheads).toFixed(3)} ms, p95 ${percentile(overheads, 95).toFixed(3)} ms (target ≤ 2 ms)`,
 );
 console.log(
-  `trimming a 10,000-message history (${TRIM_REPS} runs): median ${median(trims).toFixed(2)} ms, p95 ${p95(trims).toFixed(2)} ms (target ≤ 20 ms)`,
+  `trimming a 10,000-message history (${TRIM_REPS} runs): median ${median(trims).toFixed(2)} ms, p95 ${percentile(trims, 95).toFixed(2)} ms (target ≤ 20 ms)`,
 );

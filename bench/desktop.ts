@@ -10,17 +10,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { DisplayManager, findFreeDisplayBase, NumberedPage } from '@lazyboy/desktop';
 import { chromium } from 'playwright-core';
+import { median } from './stats.js';
 
 const BOOTS = Number(process.env.BENCH_BOOTS ?? 5);
 const WAKES = Number(process.env.BENCH_WAKES ?? 10);
 const CLICKS = Number(process.env.BENCH_CLICKS ?? 40);
 const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 10_000);
-
-const median = (values: number[]) => {
-  const s = [...values].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 const root = path.join(os.tmpdir(), `lazyboy-bench-desktop-${process.pid}`);
 mkdirSync(root, { recursive: true, mode: 0o755 });

@@ -86,14 +86,7 @@ export class NativeActor {
     }
     const point = await this.liveCentre(slot, target);
     await this.ensureOnTop(slot, target, point);
-    await this.xdotool(slot, [
-      'mousemove',
-      '--sync',
-      ...coords(point),
-      'click',
-      ...(double ? ['--repeat', '2'] : []),
-      BUTTONS[button],
-    ]);
+    await this.clickPoint(slot, point, button, double);
     return { via: 'xdotool', summary: `${button} ${double ? 'double-' : ''}click on ${label} at (${point.x},${point.y})` };
   }
 
@@ -152,9 +145,8 @@ export class NativeActor {
     return { via: 'xdotool', summary: `pressed ${chords.join(' ')}${window ? ` in "${window.title}"` : ''}` };
   }
 
-  private async clickAt(slot: number, point: Point, button: MouseButton, double: boolean): Promise<NativeActResult> {
-    checkPoint(point, 'click_at');
-    const window = await this.nonBrowserWindowAt(slot, point);
+  /** Moves the pointer to `point` (hover handlers run) and clicks there. */
+  private async clickPoint(slot: number, point: Point, button: MouseButton, double: boolean): Promise<void> {
     await this.xdotool(slot, [
       'mousemove',
       '--sync',
@@ -163,6 +155,12 @@ export class NativeActor {
       ...(double ? ['--repeat', '2'] : []),
       BUTTONS[button],
     ]);
+  }
+
+  private async clickAt(slot: number, point: Point, button: MouseButton, double: boolean): Promise<NativeActResult> {
+    checkPoint(point, 'click_at');
+    const window = await this.nonBrowserWindowAt(slot, point);
+    await this.clickPoint(slot, point, button, double);
     return { via: 'xdotool', summary: `${button} click at (${point.x},${point.y})${window ? ` in "${window.title}"` : ''}` };
   }
 
