@@ -5,6 +5,10 @@ import { z } from 'zod';
 // lists the same variables (a test keeps it complete).
 
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65_535).default(fallback);
+const boolFlag = z
+  .string()
+  .optional()
+  .transform((v) => v === '1' || v === 'true' || v === 'yes');
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
 
 export function isLoopbackHost(host: string): boolean {
@@ -36,6 +40,51 @@ export const apiEnvSchema = z
       .enum(['error', 'warn', 'log', 'debug', 'verbose'])
       .default('log')
       .describe('Least severe log level printed'),
+    LAZYBOY_VAULT_KEY: z
+      .string()
+      .min(MIN_EXPOSED_TOKEN_LENGTH)
+      .describe('Master key for secrets at rest (saved logins, model keys, computer tokens) and viewer tickets; keep it'),
+    LAZYBOY_SECURE_COOKIE: boolFlag.describe('true marks the session cookie Secure (serve the web app over HTTPS)'),
+    LAZYBOY_SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(8_760).default(720).describe('How long a sign-in lasts'),
+    LAZYBOY_LOGIN_ATTEMPTS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(10)
+      .describe('Failed sign-ins allowed per email and address in 15 minutes before 429'),
+    LAZYBOY_RUNNER: z
+      .string()
+      .optional()
+      .transform((v) => v !== 'false' && v !== '0')
+      .describe('false: this API replica executes no runs (serves HTTP and websockets only)'),
+    LAZYBOY_RUN_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16).describe('Runs one executor drives at once'),
+    LAZYBOY_RUN_LEASE_MS: z.coerce
+      .number()
+      .int()
+      .min(1_000)
+      .default(300_000)
+      .describe('A run lease expires this long after its last renewal (another executor may then take it over)'),
+    LAZYBOY_POOL_DRIVER: z.enum(['local', 'kubernetes']).default('local').describe('Where computers run: local processes or pods'),
+    LAZYBOY_HOMES_DIR: z.string().min(1).default('./data/homes').describe("Computers' home directories (local pool driver)"),
+    LAZYBOY_COMPUTER_SUSPEND_AFTER_MS: z.coerce
+      .number()
+      .int()
+      .min(1_000)
+      .default(600_000)
+      .describe('A running computer nobody watches and no run uses is suspended after this'),
+    LAZYBOY_COMPUTER_STOP_AFTER_MS: z.coerce
+      .number()
+      .int()
+      .min(1_000)
+      .default(21_600_000)
+      .describe('A computer suspended this long is stopped'),
+    LAZYBOY_IDLE_CHECK_MS: z.coerce.number().int().min(100).default(30_000).describe('How often the idle loop looks at computers'),
+    LAZYBOY_CONTROL_LEASE_MS: z.coerce
+      .number()
+      .int()
+      .min(1_000)
+      .default(900_000)
+      .describe("A person's takeover lasts this long unless renewed by the viewer heartbeat"),
   })
   .superRefine((env, ctx) => {
     if (!isLoopbackHost(env.LAZYBOY_API_HOST) && (env.LAZYBOY_APP_TOKEN ?? '').length < MIN_EXPOSED_TOKEN_LENGTH) {
@@ -92,10 +141,7 @@ export const stackEnvSchema = z.object({
 });
 export type StackEnv = z.infer<typeof stackEnvSchema>;
 
-const flag = z
-  .string()
-  .optional()
-  .transform((v) => v === '1' || v === 'true' || v === 'yes');
+const flag = boolFlag;
 const humanAuto = z
   .string()
   .optional()

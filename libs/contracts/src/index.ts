@@ -4,3 +4,4 @@ export * from './errors.js';
 export * from './health.js';
 export * from './model.js';
 export * from './worker-api.js';
+export * from './api/index.js';

@@ -1,6 +1,9 @@
 import { loadApiConfig, type ApiConfig } from '../config/api-config.js';
 
+/** A fixed key: tests never keep secrets beyond their own database. */
+export const TEST_VAULT_KEY = 'test-vault-key-0123456789abcdef0123456789abcdef';
+
 /** API configuration for tests: the throwaway Postgres and Redis that test/support started. */
 export function testApiConfig(overrides: Partial<Record<keyof ApiConfig, string>> = {}): ApiConfig {
-  return loadApiConfig({ ...process.env, LAZYBOY_LOG_LEVEL: 'warn', ...overrides });
+  return loadApiConfig({ ...process.env, LAZYBOY_LOG_LEVEL: 'warn', LAZYBOY_VAULT_KEY: TEST_VAULT_KEY, ...overrides });
 }

@@ -46,6 +46,8 @@ export function startApi(ctx: AppProcessContext): Promise<ManagedProcess> {
       LAZYBOY_API_PORT: String(ctx.ports.api),
       LAZYBOY_APP_TOKEN: ctx.secrets.appToken,
       LAZYBOY_ADMIN_EMAIL: ctx.adminEmail,
+      LAZYBOY_VAULT_KEY: ctx.secrets.vaultKey,
+      LAZYBOY_HOMES_DIR: ctx.layout.homesDir,
     }),
   );
 }

@@ -7,14 +7,17 @@ const secretsSchema = z.object({
   postgresPassword: z.string().min(16),
   redisPassword: z.string().min(16),
   controlToken: z.string().min(32),
+  /** Added after the first releases: a secrets file without it gets one on the next start. */
+  vaultKey: z.string().min(32).optional(),
 });
-export type StackSecrets = z.infer<typeof secretsSchema>;
+export type StackSecrets = z.infer<typeof secretsSchema> & { vaultKey: string };
 
 const fresh = (): StackSecrets => ({
   appToken: randomBytes(24).toString('base64url'),
   postgresPassword: randomBytes(18).toString('base64url'),
   redisPassword: randomBytes(18).toString('base64url'),
   controlToken: randomBytes(32).toString('base64url'),
+  vaultKey: randomBytes(32).toString('base64url'),
 });
 
 /**
@@ -23,10 +26,11 @@ const fresh = (): StackSecrets => ({
  */
 export function loadOrCreateSecrets(file: string, env: Record<string, string | undefined>): StackSecrets {
   let secrets: StackSecrets;
-  if (existsSync(file)) {
-    secrets = secretsSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
+  const stored = existsSync(file) ? secretsSchema.parse(JSON.parse(readFileSync(file, 'utf8'))) : undefined;
+  if (stored?.vaultKey) {
+    secrets = { ...stored, vaultKey: stored.vaultKey };
   } else {
-    secrets = fresh();
+    secrets = stored ? { ...stored, vaultKey: fresh().vaultKey } : fresh();
     writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
   }
   const override = env.LAZYBOY_APP_TOKEN;

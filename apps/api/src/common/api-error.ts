@@ -1,0 +1,46 @@
+import type { ApiErrorCode } from '@lazyboy/contracts';
+
+const STATUS: Record<ApiErrorCode, number> = {
+  BAD_REQUEST: 400,
+  VALIDATION_FAILED: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  RATE_LIMITED: 429,
+  NOT_READY: 503,
+  INTERNAL: 500,
+};
+
+/**
+ * An answer the API gives on purpose: a stable code (its HTTP status follows from it), a message for
+ * people, and optional details. The exception filter turns it into `{ error: { code, message, details } }`.
+ */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  readonly status: number;
+
+  constructor(
+    readonly code: ApiErrorCode,
+    message: string,
+    readonly details?: unknown,
+    /** Extra response headers (Retry-After on RATE_LIMITED). */
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.status = STATUS[code];
+  }
+}
+
+/** The one answer for an id the caller may not see: foreign ids look exactly like missing ones. */
+export function notFound(what: string): ApiError {
+  return new ApiError('NOT_FOUND', `${what} not found`);
+}
+
+export function conflict(message: string, details?: unknown): ApiError {
+  return new ApiError('CONFLICT', message, details);
+}
+
+export function forbidden(message: string): ApiError {
+  return new ApiError('FORBIDDEN', message);
+}

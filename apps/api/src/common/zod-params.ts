@@ -1,0 +1,52 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { Request } from 'express';
+import { z } from 'zod';
+import { ApiError } from './api-error.js';
+import { recordRouteSchema } from './route-docs.js';
+
+// Every external input passes a zod schema before a handler sees it. These parameter decorators validate
+// the body, the query and path ids, answer 400 VALIDATION_FAILED naming each bad field, and record the
+// schema for the OpenAPI document.
+
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where: string): z.infer<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issues = result.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
+  const first = issues[0];
+  const message = first ? `invalid ${where}: ${first.path ? `${first.path}: ` : ''}${first.message}` : `invalid ${where}`;
+  throw new ApiError('VALIDATION_FAILED', message, { issues });
+}
+
+const bodyParam = createParamDecorator((schema: z.ZodType, ctx: ExecutionContext) =>
+  parseInput(schema, ctx.switchToHttp().getRequest<Request>().body ?? {}, 'body'),
+);
+const queryParam = createParamDecorator((schema: z.ZodType, ctx: ExecutionContext) =>
+  parseInput(schema, ctx.switchToHttp().getRequest<Request>().query, 'query'),
+);
+const idParam = createParamDecorator((name: string, ctx: ExecutionContext) => {
+  const value = ctx.switchToHttp().getRequest<Request>().params[name];
+  // A malformed id cannot name anything the caller may see: the same 404 as a foreign one.
+  if (typeof value !== 'string' || !z.uuid().safeParse(value).success) throw new ApiError('NOT_FOUND', `${name} not found`);
+  return value;
+});
+
+/** The request body, parsed by `schema`. */
+export function ZodBody(schema: z.ZodType): ParameterDecorator {
+  return (target, key, index) => {
+    if (key !== undefined) recordRouteSchema(target, key, 'body', schema);
+    bodyParam(schema)(target, key, index);
+  };
+}
+
+/** The query string, parsed by `schema` (use z.coerce for numbers). */
+export function ZodQuery(schema: z.ZodType): ParameterDecorator {
+  return (target, key, index) => {
+    if (key !== undefined) recordRouteSchema(target, key, 'query', schema);
+    queryParam(schema)(target, key, index);
+  };
+}
+
+/** A UUID path parameter; anything else is a 404 like a foreign id. */
+export function IdParam(name: string): ParameterDecorator {
+  return idParam(name);
+}

@@ -1,0 +1,2 @@
+// Filled in by the admin work of the service core.
+export {};

@@ -1,0 +1,2 @@
+// Filled in by the auth work of the service core.
+export {};

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { computerModeSchema, computerStateSchema, controlHolderSchema } from '../domain.js';
+import { idSchema, isoDateSchema } from './common.js';
+
+export const screenViewSchema = z.object({
+  id: idSchema,
+  slot: z.number().int(),
+  display: z.number().int(),
+  botId: idSchema.nullable(),
+  controlHolder: controlHolderSchema,
+  controlUserId: idSchema.nullable(),
+  controlExpiresAt: isoDateSchema.nullable(),
+  executionRunId: idSchema.nullable(),
+});
+export type ScreenView = z.infer<typeof screenViewSchema>;
+
+export const computerViewSchema = z.object({
+  id: idSchema,
+  workspaceId: idSchema,
+  kind: computerModeSchema,
+  botId: idSchema.nullable(),
+  state: computerStateSchema,
+  lastViewedAt: isoDateSchema.nullable(),
+  bootedAt: isoDateSchema.nullable(),
+  suspendedAt: isoDateSchema.nullable(),
+  stoppedAt: isoDateSchema.nullable(),
+  memoryBytes: z.number().nullable(),
+  errorMessage: z.string().nullable(),
+  screens: z.array(screenViewSchema),
+});
+export type ComputerView = z.infer<typeof computerViewSchema>;
+
+/** What an agent's computer panel shows: its computer (null before the first boot) and its own screen. */
+export const botComputerViewSchema = z.object({
+  computer: computerViewSchema.nullable(),
+  screen: screenViewSchema.nullable(),
+});
+export type BotComputerView = z.infer<typeof botComputerViewSchema>;
+
+export const viewerTicketRequestSchema = z.strictObject({ mode: z.enum(['view', 'control']).default('view') });
+export type ViewerTicketRequest = z.infer<typeof viewerTicketRequestSchema>;
+
+export const viewerTicketResponseSchema = z.object({
+  ticket: z.string(),
+  mode: z.enum(['view', 'control']),
+  expiresAt: isoDateSchema,
+  /** Path on the web server that proxies this ticket's VNC websocket. */
+  path: z.string(),
+});
+export type ViewerTicketResponse = z.infer<typeof viewerTicketResponseSchema>;
+
+/** What the web server learns when it redeems a ticket: where to proxy, and whether input is allowed. */
+export const viewerTicketRedeemResponseSchema = z.object({
+  target: z.string(),
+  viewOnly: z.boolean(),
+  screenId: idSchema,
+  expiresAt: isoDateSchema,
+});
+export type ViewerTicketRedeemResponse = z.infer<typeof viewerTicketRedeemResponseSchema>;

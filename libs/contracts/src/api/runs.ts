@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { runKindSchema, runStatusSchema } from '../domain.js';
+import { idSchema, isoDateSchema } from './common.js';
+
+/** A question a parked run waits on (waiting_input / waiting_takeover). */
+export const pendingQuestionViewSchema = z.object({
+  kind: z.enum(['input', 'confirm', 'handoff', 'takeover']),
+  prompt: z.string(),
+  draft: z.string().optional(),
+});
+
+export const runViewSchema = z.object({
+  id: idSchema,
+  workspaceId: idSchema,
+  botId: idSchema,
+  sessionId: idSchema.nullable(),
+  kind: runKindSchema,
+  status: runStatusSchema,
+  /** What the agent is doing right now (thinking, booting the computer, the current action). */
+  busyStep: z.string().nullable(),
+  roundsUsed: z.number().int(),
+  question: pendingQuestionViewSchema.nullable(),
+  /** The final summary or blocked reason. */
+  resultText: z.string().nullable(),
+  errorCode: z.string().nullable(),
+  errorMessage: z.string().nullable(),
+  cancelRequested: z.boolean(),
+  createdAt: isoDateSchema,
+  startedAt: isoDateSchema.nullable(),
+  finishedAt: isoDateSchema.nullable(),
+});
+export type RunView = z.infer<typeof runViewSchema>;
+
+/** Answers a run parked in waiting_input (the same as posting the next message in its chat). */
+export const answerRunRequestSchema = z.strictObject({ text: z.string().trim().min(1).max(20_000) });
+export type AnswerRunRequest = z.infer<typeof answerRunRequestSchema>;
+
+export const runEventViewSchema = z.object({
+  seq: z.number().int(),
+  type: z.string(),
+  payload: z.unknown(),
+  createdAt: isoDateSchema,
+});
+export type RunEventView = z.infer<typeof runEventViewSchema>;

@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { messageRoleSchema } from '../domain.js';
+import { idSchema, isoDateSchema } from './common.js';
+import { runViewSchema } from './runs.js';
+
+export const createSessionRequestSchema = z.strictObject({ title: z.string().trim().max(200).optional() });
+export type CreateSessionRequest = z.infer<typeof createSessionRequestSchema>;
+
+export const sessionViewSchema = z.object({
+  id: idSchema,
+  workspaceId: idSchema,
+  botId: idSchema,
+  title: z.string(),
+  lastMessageAt: isoDateSchema,
+  createdAt: isoDateSchema,
+});
+export type SessionView = z.infer<typeof sessionViewSchema>;
+
+export const postMessageRequestSchema = z.strictObject({
+  text: z.string().trim().min(1).max(20_000),
+  /** Chosen by the client once per message: a retried POST with the same nonce returns the same message and run. */
+  clientNonce: z.string().min(8).max(100).regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : -'),
+});
+export type PostMessageRequest = z.infer<typeof postMessageRequestSchema>;
+
+export const messageViewSchema = z.object({
+  id: idSchema,
+  sessionId: idSchema,
+  role: messageRoleSchema,
+  text: z.string(),
+  /** A progress note the agent sent while it kept working (not its final answer). */
+  progress: z.boolean(),
+  clientNonce: z.string().nullable(),
+  authorUserId: idSchema.nullable(),
+  botId: idSchema.nullable(),
+  runId: idSchema.nullable(),
+  createdAt: isoDateSchema,
+});
+export type MessageView = z.infer<typeof messageViewSchema>;
+
+export const postMessageResponseSchema = z.object({
+  message: messageViewSchema,
+  run: runViewSchema,
+  /** The agent is busy with an earlier run: this one starts when that one ends. */
+  queuedBehindActive: z.boolean(),
+  /** True when this answered an earlier POST with the same clientNonce. */
+  replayed: z.boolean(),
+});
+export type PostMessageResponse = z.infer<typeof postMessageResponseSchema>;

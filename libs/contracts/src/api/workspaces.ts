@@ -1,0 +1,2 @@
+// Filled in by the workspaces work of the service core.
+export {};
