@@ -5,6 +5,7 @@ import { HealthModule } from './health/health.module.js';
 import { MemoryModule } from './memory/memory.module.js';
 import { PersistenceModule } from './persistence/persistence.module.js';
 import { RedisModule } from './redis/redis.module.js';
+import { TenancyCoreModule } from './tenancy/tenancy-core.module.js';
 
 @Module({})
 export class AppModule {
@@ -12,7 +13,15 @@ export class AppModule {
   static forConfig(config: ApiConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.with(config), PersistenceModule, RedisModule, HealthModule, AccountsModule, MemoryModule],
+      imports: [
+        ConfigModule.with(config),
+        PersistenceModule,
+        RedisModule,
+        TenancyCoreModule,
+        HealthModule,
+        AccountsModule,
+        MemoryModule,
+      ],
     };
   }
 }

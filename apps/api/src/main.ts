@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { ConfigError, type ApiEnv } from '@lazyboy/contracts';
 import type { LogLevel } from '@nestjs/common';
 import { AppModule } from './app.module.js';
+import { configureApp } from './bootstrap.js';
 import { loadApiConfig } from './config/api-config.js';
 
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
@@ -13,8 +14,9 @@ function levelsFrom(least: ApiEnv['LAZYBOY_LOG_LEVEL']): LogLevel[] {
 
 async function main(): Promise<void> {
   const config = loadApiConfig();
-  const app = await NestFactory.create(AppModule.forConfig(config), { logger: levelsFrom(config.LAZYBOY_LOG_LEVEL) });
-  app.enableShutdownHooks();
+  const app = configureApp(
+    await NestFactory.create(AppModule.forConfig(config), { logger: levelsFrom(config.LAZYBOY_LOG_LEVEL), bodyParser: false }),
+  );
   await app.listen(config.LAZYBOY_API_PORT, config.LAZYBOY_API_HOST);
   console.log(`lazyboy-api listening on http://${config.LAZYBOY_API_HOST}:${config.LAZYBOY_API_PORT}`);
 }

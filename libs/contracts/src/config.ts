@@ -64,7 +64,10 @@ export const apiEnvSchema = z
       .min(1_000)
       .default(300_000)
       .describe('A run lease expires this long after its last renewal (another executor may then take it over)'),
-    LAZYBOY_POOL_DRIVER: z.enum(['local', 'kubernetes']).default('local').describe('Where computers run: local processes or pods'),
+    LAZYBOY_POOL_DRIVER: z
+      .enum(['local', 'kubernetes'])
+      .default('local')
+      .describe('Where computers run: local processes or pods'),
     LAZYBOY_HOMES_DIR: z.string().min(1).default('./data/homes').describe("Computers' home directories (local pool driver)"),
     LAZYBOY_COMPUTER_SUSPEND_AFTER_MS: z.coerce
       .number()
@@ -78,7 +81,12 @@ export const apiEnvSchema = z
       .min(1_000)
       .default(21_600_000)
       .describe('A computer suspended this long is stopped'),
-    LAZYBOY_IDLE_CHECK_MS: z.coerce.number().int().min(100).default(30_000).describe('How often the idle loop looks at computers'),
+    LAZYBOY_IDLE_CHECK_MS: z.coerce
+      .number()
+      .int()
+      .min(100)
+      .default(30_000)
+      .describe('How often the idle loop looks at computers'),
     LAZYBOY_CONTROL_LEASE_MS: z.coerce
       .number()
       .int()

@@ -63,7 +63,11 @@ export class WorkerClient {
     try {
       json = text ? JSON.parse(text) : {};
     } catch {
-      throw new WorkerCallError('BAD_RESPONSE', res.status, `worker ${route}: answered ${res.status} with a body that is not JSON`);
+      throw new WorkerCallError(
+        'BAD_RESPONSE',
+        res.status,
+        `worker ${route}: answered ${res.status} with a body that is not JSON`,
+      );
     }
     if (res.ok) return json as T;
     const parsed = workerErrorBodySchema.safeParse(json);

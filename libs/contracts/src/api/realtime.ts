@@ -32,5 +32,8 @@ export const realtimeEventSchema = z.discriminatedUnion('type', [
 export type RealtimeEvent = z.infer<typeof realtimeEventSchema>;
 
 /** Acknowledgement of a subscribe / unsubscribe. */
-export const realtimeAckSchema = z.union([z.object({ ok: z.literal(true) }), z.object({ ok: z.literal(false), error: z.string() })]);
+export const realtimeAckSchema = z.union([
+  z.object({ ok: z.literal(true) }),
+  z.object({ ok: z.literal(false), error: z.string() }),
+]);
 export type RealtimeAck = z.infer<typeof realtimeAckSchema>;

@@ -19,7 +19,11 @@ export type SessionView = z.infer<typeof sessionViewSchema>;
 export const postMessageRequestSchema = z.strictObject({
   text: z.string().trim().min(1).max(20_000),
   /** Chosen by the client once per message: a retried POST with the same nonce returns the same message and run. */
-  clientNonce: z.string().min(8).max(100).regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : -'),
+  clientNonce: z
+    .string()
+    .min(8)
+    .max(100)
+    .regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : -'),
 });
 export type PostMessageRequest = z.infer<typeof postMessageRequestSchema>;
 
