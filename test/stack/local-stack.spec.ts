@@ -58,7 +58,6 @@ describe('lazyboy up (the embedded local stack)', () => {
       LAZYBOY_DATA_DIR: dataDir,
       LAZYBOY_WEB_PORT: '0',
       LAZYBOY_API_PORT: '0',
-      LAZYBOY_WORKER_PORT: '0',
       LAZYBOY_PG_PORT: '0',
       LAZYBOY_REDIS_PORT: '0',
       LAZYBOY_APP_TOKEN: '',
@@ -85,7 +84,7 @@ describe('lazyboy up (the embedded local stack)', () => {
           components: Array<{ name: string; pid: number }>;
         };
       const state = readState();
-      expect(state.components.map((c) => c.name).sort()).toEqual(['api', 'postgres', 'redis', 'web', 'worker']);
+      expect(state.components.map((c) => c.name).sort()).toEqual(['api', 'postgres', 'redis', 'web']);
 
       const readyz = await fetch(`http://127.0.0.1:${state.ports.api}/readyz`);
       expect(readyz.status).toBe(200);

@@ -1,11 +1,23 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { AccountsModule } from './accounts/accounts.module.js';
+import { AuditModule } from './audit/audit.module.js';
+import { AuthModule } from './auth/auth.module.js';
+import { BotsModule } from './bots/bots.module.js';
+import { ComputersModule } from './computers/computers.module.js';
 import { API_CONFIG, type ApiConfig } from './config/api-config.js';
 import { HealthModule } from './health/health.module.js';
+import { LeadershipModule } from './leadership/leadership.module.js';
 import { MemoryModule } from './memory/memory.module.js';
+import { OpenApiModule } from './openapi/openapi.module.js';
 import { PersistenceModule } from './persistence/persistence.module.js';
+import { RealtimeModule } from './realtime/realtime.module.js';
 import { RedisModule } from './redis/redis.module.js';
+import { RunsModule } from './runs/runs.module.js';
+import { SessionsModule } from './sessions/sessions.module.js';
+import { TakeoverModule } from './takeover/takeover.module.js';
 import { TenancyCoreModule } from './tenancy/tenancy-core.module.js';
+import { WorkspacesModule } from './tenancy/workspaces.module.js';
+import { ViewerModule } from './viewer/viewer.module.js';
 
 @Module({})
 export class AppModule {
@@ -15,12 +27,26 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.with(config),
+        // Infrastructure (global)
         PersistenceModule,
         RedisModule,
         TenancyCoreModule,
+        AuditModule,
+        LeadershipModule,
+        RealtimeModule.forRoot(AuthModule),
+        // Features
         HealthModule,
         AccountsModule,
+        AuthModule,
+        WorkspacesModule,
+        BotsModule,
+        SessionsModule,
+        RunsModule,
+        ComputersModule,
+        TakeoverModule,
+        ViewerModule,
         MemoryModule,
+        OpenApiModule,
       ],
     };
   }

@@ -21,6 +21,7 @@ describe('worker control server', () => {
       LAZYBOY_CONTROL_TOKEN: token,
       LAZYBOY_COMPUTER_ID: 'team-1',
       TEAM_SCREEN_LIMIT: 2,
+      LAZYBOY_DISPLAY_BASE: 0,
       LAZYBOY_DESKTOP_SESSION: 'window-manager',
     },
     { displays },

@@ -8,6 +8,7 @@ async function main(): Promise<void> {
   const displays = new DisplayManager({
     computerId: config.LAZYBOY_COMPUTER_ID,
     ...defaultDesktopPaths(config.LAZYBOY_COMPUTER_ID, config.LAZYBOY_COMPUTER_HOME),
+    displayBase: config.LAZYBOY_DISPLAY_BASE,
     screenLimit: config.TEAM_SCREEN_LIMIT,
     session: config.LAZYBOY_DESKTOP_SESSION,
   });

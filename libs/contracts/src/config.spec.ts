@@ -1,7 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { ConfigError, apiEnvSchema, parseEnv, stackEnvSchema, workerEnvSchema } from './config.js';
 
-const required = { DATABASE_URL: 'postgresql://u:p@127.0.0.1:5432/db', REDIS_URL: 'redis://127.0.0.1:6379' };
+const required = {
+  DATABASE_URL: 'postgresql://u:p@127.0.0.1:5432/db',
+  REDIS_URL: 'redis://127.0.0.1:6379',
+  LAZYBOY_VAULT_KEY: 'v'.repeat(32),
+};
 
 describe('environment schemas', () => {
   it('fills defaults for the API on loopback, where no token is required', () => {
@@ -10,6 +14,9 @@ describe('environment schemas', () => {
       LAZYBOY_API_HOST: '127.0.0.1',
       LAZYBOY_API_PORT: 3100,
       LAZYBOY_ADMIN_EMAIL: 'admin@lazyboy.local',
+      LAZYBOY_POOL_DRIVER: 'local',
+      TEAM_SCREEN_LIMIT: 8,
+      LAZYBOY_DISPLAY_BASE_FROM: 0,
     });
   });
 
@@ -30,7 +37,13 @@ describe('environment schemas', () => {
 
   it('requires a long control token for a worker', () => {
     expect(() => parseEnv(workerEnvSchema, { LAZYBOY_CONTROL_TOKEN: 'dev-token' })).toThrow(/LAZYBOY_CONTROL_TOKEN/);
-    expect(parseEnv(workerEnvSchema, { LAZYBOY_CONTROL_TOKEN: 'k'.repeat(40) }).LAZYBOY_WORKER_PORT).toBe(3102);
+    expect(parseEnv(workerEnvSchema, { LAZYBOY_CONTROL_TOKEN: 'k'.repeat(40) })).toMatchObject({
+      LAZYBOY_WORKER_PORT: 3102,
+      LAZYBOY_DISPLAY_BASE: 0,
+    });
+    expect(() => parseEnv(workerEnvSchema, { LAZYBOY_CONTROL_TOKEN: 'k'.repeat(40), LAZYBOY_DISPLAY_BASE: '-1' })).toThrow(
+      /LAZYBOY_DISPLAY_BASE/,
+    );
   });
 
   it('reads ports of the local stack, 0 meaning "pick one"', () => {

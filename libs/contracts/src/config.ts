@@ -25,6 +25,14 @@ export const adminEmailSchema = z
   .transform((s) => s.toLowerCase())
   .describe('Sign-in email of the first admin');
 
+const teamScreenLimit = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(32)
+  .default(8)
+  .describe('Most displays (agents) one computer runs at once');
+
 export const apiEnvSchema = z
   .object({
     DATABASE_URL: z.string().url().describe('Postgres connection URL (the local stack sets it)'),
@@ -93,6 +101,14 @@ export const apiEnvSchema = z
       .min(1_000)
       .default(900_000)
       .describe("A person's takeover lasts this long unless renewed by the viewer heartbeat"),
+    TEAM_SCREEN_LIMIT: teamScreenLimit,
+    LAZYBOY_DISPLAY_BASE_FROM: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(59_000)
+      .default(0)
+      .describe('Local pool driver: the lowest X display base it gives a computer (each takes TEAM_SCREEN_LIMIT displays)'),
   })
   .superRefine((env, ctx) => {
     if (!isLoopbackHost(env.LAZYBOY_API_HOST) && (env.LAZYBOY_APP_TOKEN ?? '').length < MIN_EXPOSED_TOKEN_LENGTH) {
@@ -113,13 +129,14 @@ export const workerEnvSchema = z.object({
     .min(MIN_EXPOSED_TOKEN_LENGTH)
     .describe('Bearer token every control call must carry (one per computer)'),
   LAZYBOY_COMPUTER_ID: z.string().min(1).default('local').describe('Id of the computer this worker serves'),
-  TEAM_SCREEN_LIMIT: z.coerce
+  TEAM_SCREEN_LIMIT: teamScreenLimit,
+  LAZYBOY_DISPLAY_BASE: z.coerce
     .number()
     .int()
-    .min(1)
-    .max(32)
-    .default(8)
-    .describe('Most displays (agents) one computer runs at once'),
+    .min(0)
+    .max(59_000)
+    .default(0)
+    .describe('Slot N runs on X display :(base + N + 1); several workers on one host need bases far enough apart'),
   LAZYBOY_DESKTOP_SESSION: z
     .enum(['window-manager', 'xfce'])
     .default('window-manager')
@@ -143,7 +160,6 @@ export const stackEnvSchema = z.object({
   LAZYBOY_HOST: z.string().min(1).default('127.0.0.1').describe('Address the web app binds (API and worker stay on loopback)'),
   LAZYBOY_WEB_PORT: port(3101).describe('Port of the web app (the URL printed by `up`)'),
   LAZYBOY_API_PORT: port(3100).describe('Port the API listens on'),
-  LAZYBOY_WORKER_PORT: port(3102).describe('Port of the worker control API'),
   LAZYBOY_PG_PORT: port(0).describe('Postgres port; 0 picks a free one on first start and keeps it'),
   LAZYBOY_REDIS_PORT: port(0).describe('Redis port; 0 picks a free one on first start and keeps it'),
 });

@@ -17,11 +17,17 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where
   throw new ApiError('VALIDATION_FAILED', message, { issues });
 }
 
-const bodyParam = createParamDecorator((schema: z.ZodType, ctx: ExecutionContext) =>
-  parseInput(schema, ctx.switchToHttp().getRequest<Request>().body ?? {}, 'body'),
+// Nest takes a decorator argument that has a `transform` method for a pipe, and zod schemas have one:
+// the schema travels wrapped, or the factory would receive undefined.
+interface SchemaArg {
+  zod: z.ZodType;
+}
+
+const bodyParam = createParamDecorator((arg: SchemaArg, ctx: ExecutionContext) =>
+  parseInput(arg.zod, ctx.switchToHttp().getRequest<Request>().body ?? {}, 'body'),
 );
-const queryParam = createParamDecorator((schema: z.ZodType, ctx: ExecutionContext) =>
-  parseInput(schema, ctx.switchToHttp().getRequest<Request>().query, 'query'),
+const queryParam = createParamDecorator((arg: SchemaArg, ctx: ExecutionContext) =>
+  parseInput(arg.zod, ctx.switchToHttp().getRequest<Request>().query, 'query'),
 );
 const idParam = createParamDecorator((name: string, ctx: ExecutionContext) => {
   const value = ctx.switchToHttp().getRequest<Request>().params[name];
@@ -34,7 +40,7 @@ const idParam = createParamDecorator((name: string, ctx: ExecutionContext) => {
 export function ZodBody(schema: z.ZodType): ParameterDecorator {
   return (target, key, index) => {
     if (key !== undefined) recordRouteSchema(target, key, 'body', schema);
-    bodyParam(schema)(target, key, index);
+    bodyParam({ zod: schema })(target, key, index);
   };
 }
 
@@ -42,7 +48,7 @@ export function ZodBody(schema: z.ZodType): ParameterDecorator {
 export function ZodQuery(schema: z.ZodType): ParameterDecorator {
   return (target, key, index) => {
     if (key !== undefined) recordRouteSchema(target, key, 'query', schema);
-    queryParam(schema)(target, key, index);
+    queryParam({ zod: schema })(target, key, index);
   };
 }
 

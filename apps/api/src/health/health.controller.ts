@@ -1,8 +1,11 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import type { ApiErrorBody, LivenessReport, ReadinessReport } from '@lazyboy/contracts';
 import type { Response } from 'express';
+import { Public } from '../auth/principal.js';
 import { ReadinessService } from './readiness.service.js';
 
+// Probes of load balancers and orchestrators carry no credentials.
+@Public()
 @Controller()
 export class HealthController {
   constructor(private readonly readiness: ReadinessService) {}

@@ -1,6 +1,31 @@
 import { Injectable } from '@nestjs/common';
 import type { MembershipRole } from '@lazyboy/contracts';
+import { Prisma } from '../persistence/generated/client.js';
 import { PrismaService } from '../persistence/prisma.service.js';
+
+export interface WorkspaceWithRole {
+  id: string;
+  name: string;
+  slug: string;
+  role: MembershipRole;
+  timezone: string;
+  memberCount: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface MemberRow {
+  userId: string;
+  email: string;
+  displayName: string;
+  role: MembershipRole;
+  joinedAt: Date;
+}
+
+/** Why a membership change was refused (the service turns these into API errors). */
+export type MembershipChangeRefusal = 'not_member' | 'last_owner';
+
+type Tx = Prisma.TransactionClient;
 
 @Injectable()
 export class TenancyRepository {
@@ -13,4 +38,135 @@ export class TenancyRepository {
     });
     return membership?.role ?? null;
   }
+
+  /** The user's workspaces, oldest membership first; only `onlyWorkspaceId` when given. */
+  async workspacesOf(userId: string, onlyWorkspaceId?: string | null): Promise<WorkspaceWithRole[]> {
+    const memberships = await this.prisma.membership.findMany({
+      where: { userId, ...(onlyWorkspaceId ? { workspaceId: onlyWorkspaceId } : {}) },
+      orderBy: { createdAt: 'asc' },
+      include: { workspace: { include: { _count: { select: { memberships: true } } } } },
+    });
+    return memberships.map(({ role, workspace }) => ({
+      id: workspace.id,
+      name: workspace.name,
+      slug: workspace.slug,
+      role,
+      timezone: workspace.timezone,
+      memberCount: workspace._count.memberships,
+      createdAt: workspace.createdAt,
+      updatedAt: workspace.updatedAt,
+    }));
+  }
+
+  async workspaceOf(userId: string, workspaceId: string): Promise<WorkspaceWithRole | null> {
+    return (await this.workspacesOf(userId, workspaceId))[0] ?? null;
+  }
+
+  async userIdByEmail(email: string): Promise<string | null> {
+    const user = await this.prisma.user.findUnique({ where: { email }, select: { id: true } });
+    return user?.id ?? null;
+  }
+
+  async slugTaken(slug: string): Promise<boolean> {
+    return (await this.prisma.workspace.count({ where: { slug } })) > 0;
+  }
+
+  /** A workspace and its owner's membership, together. Throws Prisma's unique violation when the slug is taken. */
+  async createWorkspace(ownerUserId: string, name: string, slug: string): Promise<string> {
+    const workspace = await this.prisma.workspace.create({
+      data: { name, slug, memberships: { create: { userId: ownerUserId, role: 'owner' } } },
+      select: { id: true },
+    });
+    return workspace.id;
+  }
+
+  async renameWorkspace(workspaceId: string, name: string): Promise<void> {
+    await this.prisma.workspace.update({ where: { id: workspaceId }, data: { name } });
+  }
+
+  async members(workspaceId: string): Promise<MemberRow[]> {
+    const rows = await this.prisma.membership.findMany({
+      where: { workspaceId },
+      orderBy: { createdAt: 'asc' },
+      include: { user: { select: { email: true, displayName: true } } },
+    });
+    return rows.map((row) => ({
+      userId: row.userId,
+      email: row.user.email,
+      displayName: row.user.displayName,
+      role: row.role,
+      joinedAt: row.createdAt,
+    }));
+  }
+
+  async member(workspaceId: string, userId: string): Promise<MemberRow | null> {
+    const row = await this.prisma.membership.findUnique({
+      where: { workspaceId_userId: { workspaceId, userId } },
+      include: { user: { select: { email: true, displayName: true } } },
+    });
+    return row
+      ? { userId: row.userId, email: row.user.email, displayName: row.user.displayName, role: row.role, joinedAt: row.createdAt }
+      : null;
+  }
+
+  /** Adds a member; false when they already are one. */
+  async addMember(workspaceId: string, userId: string, role: MembershipRole): Promise<boolean> {
+    try {
+      await this.prisma.membership.create({ data: { workspaceId, userId, role } });
+      return true;
+    } catch (error) {
+      if (isUniqueViolation(error)) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * Changes a member's role, refusing to leave the workspace without an owner. The workspace row is
+   * locked first, so two owners demoting each other at once cannot both succeed.
+   */
+  async changeRole(workspaceId: string, userId: string, role: MembershipRole): Promise<MembershipChangeRefusal | null> {
+    return this.prisma
+      .$transaction(async (tx) => {
+        await lockWorkspace(tx, workspaceId);
+        const updated = await tx.membership.updateMany({ where: { workspaceId, userId }, data: { role } });
+        if (updated.count === 0) return 'not_member';
+        if ((await ownerCount(tx, workspaceId)) === 0) throw new LastOwnerRollback();
+        return null;
+      })
+      .catch(rollbackToRefusal);
+  }
+
+  /** Removes a member, refusing to remove the last owner (same locking as changeRole). */
+  async removeMember(workspaceId: string, userId: string): Promise<MembershipChangeRefusal | null> {
+    return this.prisma
+      .$transaction(async (tx) => {
+        await lockWorkspace(tx, workspaceId);
+        const removed = await tx.membership.deleteMany({ where: { workspaceId, userId } });
+        if (removed.count === 0) return 'not_member';
+        if ((await ownerCount(tx, workspaceId)) === 0) throw new LastOwnerRollback();
+        return null;
+      })
+      .catch(rollbackToRefusal);
+  }
+}
+
+/** Thrown inside a transaction to undo a change that would leave no owner. */
+class LastOwnerRollback extends Error {}
+
+function rollbackToRefusal(error: unknown): MembershipChangeRefusal {
+  if (error instanceof LastOwnerRollback) return 'last_owner';
+  throw error;
+}
+
+async function lockWorkspace(tx: Tx, workspaceId: string): Promise<void> {
+  await tx.$queryRaw`SELECT 1 FROM "Workspace" WHERE "id" = ${workspaceId}::uuid FOR UPDATE`;
+}
+
+function ownerCount(tx: Tx, workspaceId: string): Promise<number> {
+  return tx.membership.count({ where: { workspaceId, role: 'owner' } });
+}
+
+/** Prisma's unique-constraint violation (P2002). */
+export function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
 }

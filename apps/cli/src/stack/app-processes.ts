@@ -23,7 +23,7 @@ function baseEnv(): NodeJS.ProcessEnv {
 }
 
 /** One of the stack's Node programs, run from its build in apps/<name>/dist. */
-function startNodeApp(ctx: AppProcessContext, name: 'api' | 'worker', env: NodeJS.ProcessEnv): ManagedProcess {
+function startNodeApp(ctx: AppProcessContext, name: 'api', env: NodeJS.ProcessEnv): ManagedProcess {
   return new ManagedProcess({
     name,
     command: process.execPath,
@@ -34,7 +34,11 @@ function startNodeApp(ctx: AppProcessContext, name: 'api' | 'worker', env: NodeJ
   });
 }
 
-/** Starts the API and resolves once it serves HTTP (readiness of its dependencies is checked apart). */
+/**
+ * Starts the API and resolves once it serves HTTP (readiness of its dependencies is checked apart). The API
+ * starts the computers' workers itself (the local pool driver), one per computer, and stops them when it
+ * stops; their homes go under the data directory.
+ */
 export function startApi(ctx: AppProcessContext): Promise<ManagedProcess> {
   return answering(
     ctx,
@@ -48,20 +52,6 @@ export function startApi(ctx: AppProcessContext): Promise<ManagedProcess> {
       LAZYBOY_ADMIN_EMAIL: ctx.adminEmail,
       LAZYBOY_VAULT_KEY: ctx.secrets.vaultKey,
       LAZYBOY_HOMES_DIR: ctx.layout.homesDir,
-    }),
-  );
-}
-
-export function startWorker(ctx: AppProcessContext): Promise<ManagedProcess> {
-  return answering(
-    ctx,
-    `http://127.0.0.1:${ctx.ports.worker}/healthz`,
-    startNodeApp(ctx, 'worker', {
-      LAZYBOY_WORKER_HOST: '127.0.0.1',
-      LAZYBOY_WORKER_PORT: String(ctx.ports.worker),
-      LAZYBOY_CONTROL_TOKEN: ctx.secrets.controlToken,
-      LAZYBOY_COMPUTER_ID: 'local',
-      LAZYBOY_COMPUTER_HOME: path.join(ctx.layout.homesDir, 'local'),
     }),
   );
 }

@@ -26,7 +26,6 @@ export async function resolvePorts(env: StackEnv, previous: StackPorts | undefin
     postgres: await pick('postgres', env.LAZYBOY_PG_PORT, 'LAZYBOY_PG_PORT'),
     redis: await pick('redis', env.LAZYBOY_REDIS_PORT, 'LAZYBOY_REDIS_PORT'),
     api: await pick('api', env.LAZYBOY_API_PORT, 'LAZYBOY_API_PORT'),
-    worker: await pick('worker', env.LAZYBOY_WORKER_PORT, 'LAZYBOY_WORKER_PORT'),
     web: await pick('web', env.LAZYBOY_WEB_PORT, 'LAZYBOY_WEB_PORT', env.LAZYBOY_HOST),
   };
 }

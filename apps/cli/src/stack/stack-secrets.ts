@@ -6,7 +6,8 @@ const secretsSchema = z.object({
   appToken: z.string().min(32),
   postgresPassword: z.string().min(16),
   redisPassword: z.string().min(16),
-  controlToken: z.string().min(32),
+  /** Written by versions whose `up` started a worker itself; the API now makes one token per computer. */
+  controlToken: z.string().min(32).optional(),
   /** Added after the first releases: a secrets file without it gets one on the next start. */
   vaultKey: z.string().min(32).optional(),
 });
@@ -16,7 +17,6 @@ const fresh = (): StackSecrets => ({
   appToken: randomBytes(24).toString('base64url'),
   postgresPassword: randomBytes(18).toString('base64url'),
   redisPassword: randomBytes(18).toString('base64url'),
-  controlToken: randomBytes(32).toString('base64url'),
   vaultKey: randomBytes(32).toString('base64url'),
 });
 

@@ -1,6 +1,10 @@
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
 
+/**
+ * `worker` is no longer started by `up` (the API starts one per computer); it stays a known name so that a
+ * stack.json written by an older version still parses and its worker is stopped as a leftover.
+ */
 export const componentNames = ['postgres', 'redis', 'api', 'worker', 'web'] as const;
 export type ComponentName = (typeof componentNames)[number];
 
@@ -8,7 +12,6 @@ const portsSchema = z.object({
   postgres: z.number().int(),
   redis: z.number().int(),
   api: z.number().int(),
-  worker: z.number().int(),
   web: z.number().int(),
 });
 

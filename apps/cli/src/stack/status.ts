@@ -23,7 +23,8 @@ export async function status(env: Record<string, string | undefined>, print: Pri
     postgres: async () => await waitForPort(state.ports.postgres, '127.0.0.1', 1_000).then(() => 'accepting connections'),
     redis: async () => ((await pingRedis(state.ports.redis, secrets?.redisPassword ?? '')) ? 'answers PING' : 'no answer'),
     api: () => httpProbe(`http://127.0.0.1:${state.ports.api}/readyz`),
-    worker: () => httpProbe(`http://127.0.0.1:${state.ports.worker}/healthz`),
+    // Only an older `up` started a worker of its own; it is stopped by the next `up` or `down`.
+    worker: async () => 'left over from an older version; run `lazyboy down`',
     web: () => httpProbe(`http://127.0.0.1:${state.ports.web}/healthz`),
   };
   print(
@@ -34,7 +35,8 @@ export async function status(env: Record<string, string | undefined>, print: Pri
     const alive = groupAlive(pid);
     const health = alive ? await probes[name]().catch((error: Error) => `not answering (${error.message})`) : 'stopped';
     if (!alive || !/^(accepting|answers|200)/.test(health)) healthy = false;
-    print(`  ${name.padEnd(8)} pid ${String(pid).padEnd(8)} port ${String(state.ports[name]).padEnd(6)} ${health}`);
+    const port = name === 'worker' ? '-' : String(state.ports[name]);
+    print(`  ${name.padEnd(8)} pid ${String(pid).padEnd(8)} port ${port.padEnd(6)} ${health}`);
   }
   return healthy ? 0 : 1;
 }

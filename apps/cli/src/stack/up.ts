@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { ensureDatabase, isAlive, migrateDatabase, startPostgres, startRedis } from '@lazyboy/localstack';
 import { adminEmailSchema, parseEnv, stackEnvSchema } from '@lazyboy/contracts';
 import { z } from 'zod';
-import { startApi, startWeb, startWorker, urlHost, waitForHttp, type AppProcessContext } from './app-processes.js';
+import { startApi, startWeb, urlHost, waitForHttp, type AppProcessContext } from './app-processes.js';
 import { stopLeftovers } from './down.js';
 import { logFile, stackLayout } from './stack-layout.js';
 import { resolvePorts } from './stack-ports.js';
@@ -26,8 +26,8 @@ export class StackAlreadyRunningError extends Error {
 type Print = (line: string) => void;
 
 /**
- * `lazyboy up`: Postgres, Redis, the API, a worker and the web app as plain processes, started in
- * that order, with data under the data directory. Runs until SIGINT/SIGTERM, restarting a component
+ * `lazyboy up`: Postgres, Redis, the API and the web app as plain processes, started in that order,
+ * with data under the data directory (the API starts a worker per computer when an agent needs one). Runs until SIGINT/SIGTERM, restarting a component
  * that exits on its own (until one crash-loops), then stops everything newest first and resolves with
  * the exit code.
  */
@@ -127,10 +127,9 @@ export async function up(env: Record<string, string | undefined>, print: Print =
     throwIfSignalled(signalled);
 
     const ctx: AppProcessContext = { layout, ports, secrets, databaseUrl, redisUrl, webHost: config.LAZYBOY_HOST, adminEmail };
-    print('starting the API, the worker and the web app…');
+    print('starting the API and the web app…');
     await Promise.all([
       supervisor.start({ name: 'api', start: () => startApi(ctx) }),
-      supervisor.start({ name: 'worker', start: () => startWorker(ctx) }),
       supervisor.start({ name: 'web', start: () => startWeb(ctx) }),
     ]);
     throwIfSignalled(signalled);

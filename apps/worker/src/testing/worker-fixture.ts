@@ -41,6 +41,7 @@ export class WorkerFixture {
         LAZYBOY_CONTROL_TOKEN: this.token,
         LAZYBOY_COMPUTER_ID: computerId,
         TEAM_SCREEN_LIMIT: screenLimit,
+        LAZYBOY_DISPLAY_BASE: this.displays.displayBase,
         LAZYBOY_DESKTOP_SESSION: 'window-manager',
       },
       { displays: this.displays, log: () => undefined },

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { computerModeSchema } from '../domain.js';
+import { modelProviderSchema } from '../model.js';
 import { idSchema, isoDateSchema } from './common.js';
 
 /** An agent's own model settings: the first link of the credential chain (bot → workspace → environment). */
 export const botModelSettingsSchema = z.strictObject({
-  provider: z.enum(['xai', 'openai', 'openai-compatible', 'opencode-go', 'local']).optional(),
+  provider: modelProviderSchema.optional(),
   baseUrl: z.url().max(2_000).optional(),
   model: z.string().min(1).max(200).optional(),
   temperature: z.number().min(0).max(2).optional(),

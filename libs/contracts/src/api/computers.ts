@@ -57,3 +57,10 @@ export const viewerTicketRedeemResponseSchema = z.object({
   expiresAt: isoDateSchema,
 });
 export type ViewerTicketRedeemResponse = z.infer<typeof viewerTicketRedeemResponseSchema>;
+
+export const computerListResponseSchema = z.object({ items: z.array(computerViewSchema) });
+export type ComputerListResponse = z.infer<typeof computerListResponseSchema>;
+
+/** The web server hands over the ticket the browser got; the ticket itself is the credential. */
+export const viewerTicketRedeemRequestSchema = z.strictObject({ ticket: z.string().min(1).max(4_096) });
+export type ViewerTicketRedeemRequest = z.infer<typeof viewerTicketRedeemRequestSchema>;

@@ -7,3 +7,4 @@ export * from './sessions.js';
 export * from './computers.js';
 export * from './realtime.js';
 export * from './admin.js';
+export * from './takeover.js';

@@ -11,6 +11,8 @@ import { runViewSchema } from './runs.js';
 export const REALTIME_EVENT = 'event';
 export const REALTIME_SUBSCRIBE = 'subscribe';
 export const REALTIME_UNSUBSCRIBE = 'unsubscribe';
+/** The message of the `connect_error` a handshake without a live session cookie gets (it is then disconnected). */
+export const REALTIME_UNAUTHENTICATED = 'unauthenticated';
 
 export const realtimeRoomSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('workspace'), id: idSchema }),
@@ -31,7 +33,10 @@ export const realtimeEventSchema = z.discriminatedUnion('type', [
 ]);
 export type RealtimeEvent = z.infer<typeof realtimeEventSchema>;
 
-/** Acknowledgement of a subscribe / unsubscribe. */
+/**
+ * Acknowledgement of a subscribe / unsubscribe. Errors: 'invalid room' (not a RealtimeRoom), 'not found'
+ * (missing, or in a workspace the caller cannot see: the two look alike), 'internal error'.
+ */
 export const realtimeAckSchema = z.union([
   z.object({ ok: z.literal(true) }),
   z.object({ ok: z.literal(false), error: z.string() }),

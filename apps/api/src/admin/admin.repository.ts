@@ -1,0 +1,136 @@
+import { Injectable } from '@nestjs/common';
+import type { RunStatus } from '@lazyboy/contracts';
+import type { AuditLog, Computer, ComputerScreen, Membership, Run, User } from '../persistence/generated/client.js';
+import { PrismaService } from '../persistence/prisma.service.js';
+
+export type AdminUserRow = User & {
+  memberships: (Membership & { workspace: { id: string; name: string; slug: string } })[];
+};
+
+export interface AdminWorkspaceRow {
+  id: string;
+  name: string;
+  slug: string;
+  createdAt: Date;
+  memberCount: number;
+  botCount: number;
+}
+
+export type AdminComputerRow = Computer & {
+  screens: ComputerScreen[];
+  workspace: { name: string };
+  bot: { name: string } | null;
+};
+
+export type AuditRow = AuditLog & { actor: { email: string } | null };
+
+export interface RunFilter {
+  status?: RunStatus;
+  workspaceId?: string;
+  botId?: string;
+  limit: number;
+}
+
+const userInclude = {
+  memberships: { orderBy: { createdAt: 'asc' }, include: { workspace: { select: { id: true, name: true, slug: true } } } },
+} as const;
+
+const computerInclude = {
+  screens: { orderBy: { slot: 'asc' } },
+  workspace: { select: { name: true } },
+  bot: { select: { name: true } },
+} as const;
+
+/** The instance-wide reads and writes of the admin dashboard: no workspace scoping, on purpose. */
+@Injectable()
+export class AdminRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  // ----------------------------------------------------------------------------------------- users
+
+  /** Newest first (ids are UUIDv7, so id order is creation order); one extra row tells whether more exist. */
+  async users(limit: number, before?: string): Promise<AdminUserRow[]> {
+    return this.prisma.user.findMany({
+      where: before ? { id: { lt: before } } : {},
+      orderBy: { id: 'desc' },
+      take: limit + 1,
+      include: userInclude,
+    });
+  }
+
+  async user(id: string): Promise<AdminUserRow | null> {
+    return this.prisma.user.findUnique({ where: { id }, include: userInclude });
+  }
+
+  /**
+   * Applies an admin's change to an account. Disabling also revokes every live login session in the same
+   * transaction, so no cookie outlives the decision.
+   */
+  async updateUser(id: string, change: { isAdmin?: boolean; disabledAt?: Date | null }, now: Date): Promise<void> {
+    await this.prisma.$transaction(async (tx) => {
+      await tx.user.update({ where: { id }, data: change });
+      if (change.disabledAt) {
+        await tx.loginSession.updateMany({ where: { userId: id, revokedAt: null }, data: { revokedAt: now } });
+      }
+    });
+  }
+
+  // ------------------------------------------------------------------------------------ workspaces
+
+  async workspaces(limit: number, before?: string): Promise<AdminWorkspaceRow[]> {
+    const rows = await this.prisma.workspace.findMany({
+      where: before ? { id: { lt: before } } : {},
+      orderBy: { id: 'desc' },
+      take: limit + 1,
+      select: { id: true, name: true, slug: true, createdAt: true, _count: { select: { memberships: true, bots: true } } },
+    });
+    return rows.map(({ _count, ...row }) => ({ ...row, memberCount: _count.memberships, botCount: _count.bots }));
+  }
+
+  async workspaceExists(id: string): Promise<boolean> {
+    return (await this.prisma.workspace.count({ where: { id } })) > 0;
+  }
+
+  // ------------------------------------------------------------------------------------- computers
+
+  async computers(limit: number, workspaceId?: string): Promise<AdminComputerRow[]> {
+    return this.prisma.computer.findMany({
+      where: workspaceId ? { workspaceId } : {},
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: limit,
+      include: computerInclude,
+    });
+  }
+
+  async computer(id: string): Promise<AdminComputerRow | null> {
+    return this.prisma.computer.findUnique({ where: { id }, include: computerInclude });
+  }
+
+  // ------------------------------------------------------------------------------------------ runs
+
+  async runs({ status, workspaceId, botId, limit }: RunFilter): Promise<Run[]> {
+    return this.prisma.run.findMany({
+      where: { ...(status ? { status } : {}), ...(workspaceId ? { workspaceId } : {}), ...(botId ? { botId } : {}) },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: limit,
+    });
+  }
+
+  async run(id: string): Promise<Run | null> {
+    return this.prisma.run.findUnique({ where: { id } });
+  }
+
+  // ----------------------------------------------------------------------------------------- audit
+
+  async audit(limit: number, filter: { action?: string; workspaceId?: string }): Promise<AuditRow[]> {
+    return this.prisma.auditLog.findMany({
+      where: {
+        ...(filter.action ? { action: filter.action } : {}),
+        ...(filter.workspaceId ? { workspaceId: filter.workspaceId } : {}),
+      },
+      orderBy: { id: 'desc' },
+      take: limit,
+      include: { actor: { select: { email: true } } },
+    });
+  }
+}

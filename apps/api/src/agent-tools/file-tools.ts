@@ -1,0 +1,82 @@
+import { defineTool, type ToolDefinition } from '@lazyboy/agent';
+import { filesListResponseSchema, filesReadResponseSchema, filesWriteResponseSchema } from '@lazyboy/contracts';
+import { z } from 'zod';
+import type { ScreenProvider } from './screen-provider.js';
+import { callWorker } from './worker-call.js';
+
+export const LIST_FILES_TOOL = 'list_files';
+export const READ_FILE_TOOL = 'read_file';
+export const WRITE_FILE_TOOL = 'write_file';
+
+/** Bytes per read: about what the CLI's read_file gives per page. */
+const READ_PAGE_BYTES = 60_000;
+const MAX_LISTED = 500;
+
+/** read_file / write_file / list_files in the computer's home (paths relative to it), as in the CLI. */
+export function fileTools(screens: ScreenProvider): ToolDefinition[] {
+  return [
+    defineTool({
+      name: READ_FILE_TOOL,
+      kind: 'read',
+      description:
+        'Read a text file on your computer (relative paths start at your home folder). Long files come in pages: use offset.',
+      schema: z.object({ path: z.string().min(1), offset: z.number().int().min(0).optional() }),
+      execute: async ({ path, offset }, ctx) => {
+        const answer = await callWorker(
+          screens,
+          {
+            tool: READ_FILE_TOOL,
+            route: '/files/read',
+            body: { path, length: READ_PAGE_BYTES, ...(offset === undefined ? {} : { offset }) },
+            response: filesReadResponseSchema,
+          },
+          ctx,
+        );
+        if (!answer.ok) return answer.outcome;
+        const read = answer.value;
+        const more =
+          read.nextOffset === undefined
+            ? ''
+            : `\n[… ${read.size - read.nextOffset} more bytes: read again with offset ${read.nextOffset}]`;
+        return { content: (read.content === '' ? '(empty)' : read.content) + more };
+      },
+    }),
+    defineTool({
+      name: WRITE_FILE_TOOL,
+      kind: 'write',
+      description: 'Write a text file on your computer, replacing it if it exists (parent folders are created).',
+      schema: z.object({ path: z.string().min(1), content: z.string() }),
+      execute: async ({ path, content }, ctx) => {
+        const answer = await callWorker(
+          screens,
+          { tool: WRITE_FILE_TOOL, route: '/files/write', body: { path, content }, response: filesWriteResponseSchema },
+          ctx,
+        );
+        if (!answer.ok) return answer.outcome;
+        return { content: `wrote ${answer.value.bytes} bytes to ${answer.value.path}` };
+      },
+    }),
+    defineTool({
+      name: LIST_FILES_TOOL,
+      kind: 'read',
+      description: 'List a folder on your computer (default: your home folder), folders marked with a trailing slash.',
+      schema: z.object({ path: z.string().min(1).optional() }),
+      execute: async ({ path = '.' }, ctx) => {
+        const answer = await callWorker(
+          screens,
+          { tool: LIST_FILES_TOOL, route: '/files/list', body: { path }, response: filesListResponseSchema },
+          ctx,
+        );
+        if (!answer.ok) return answer.outcome;
+        const entries = [...answer.value.entries].sort((a, b) => a.name.localeCompare(b.name));
+        const lines = entries
+          .slice(0, MAX_LISTED)
+          .map((e) =>
+            e.type === 'directory' ? `${e.name}/` : e.type === 'symlink' ? `${e.name}@` : `${e.name} (${e.size} bytes)`,
+          );
+        if (entries.length > MAX_LISTED) lines.push(`[… ${entries.length - MAX_LISTED} more]`);
+        return { content: lines.length ? `${answer.value.path}:\n${lines.join('\n')}` : `${answer.value.path} is empty` };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,189 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { defineTool, type ToolContext, type ToolDefinition, type ToolOutcome } from '@lazyboy/agent';
+import {
+  shellOutputResponseSchema,
+  shellRunResponseSchema,
+  type ShellOutputResponse,
+  type ShellRunResponse,
+} from '@lazyboy/contracts';
+import { z } from 'zod';
+import { shortCommand } from './describe-step.js';
+import type { ScreenProvider } from './screen-provider.js';
+import { callWorker } from './worker-call.js';
+
+export const SHELL_TOOL = 'shell';
+export const COMMAND_OUTPUT_TOOL = 'command_output';
+
+export interface ShellToolOptions {
+  /** A command still running after this continues in the background. */
+  blockUntilMs: number;
+  /** Default deadline of a command (the model may ask for longer, up to 24 h). */
+  commandTimeoutMs: number;
+  /** How often a background command's output is fetched while it runs. */
+  outputPollMs: number;
+}
+
+/** The worker's upper bound for one /shell/run wait. */
+const MAX_BLOCK_MS = 600_000;
+/** Beyond the command's own wait: the worker's queue and the HTTP round trip. */
+const HTTP_SLACK_MS = 30_000;
+/** How much not-yet-shown output is kept for the model per command. */
+const UNSEEN_CHARS = 8_000;
+/** Consecutive failed polls of a background command before the job reports failure. */
+const MAX_POLL_FAILURES = 5;
+
+/** Output a command wrote that the model has not been shown yet (its end, when there is a lot). */
+class UnseenOutput {
+  private text = '';
+  private skipped = 0;
+
+  add(response: ShellOutputResponse): void {
+    this.skipped += response.skippedBytes;
+    this.text += response.text;
+    if (this.text.length > UNSEEN_CHARS) {
+      this.skipped += Buffer.byteLength(this.text.slice(0, this.text.length - UNSEEN_CHARS));
+      this.text = this.text.slice(-UNSEEN_CHARS);
+    }
+  }
+
+  take(): string {
+    const skipped = this.skipped > 0 ? `[… ${this.skipped} bytes not shown …]\n` : '';
+    const text = skipped + this.text;
+    this.text = '';
+    this.skipped = 0;
+    return text;
+  }
+}
+
+/**
+ * shell / command_output on the computer: bash in the computer's sandbox, as its user, in its home, with
+ * the screen as its display. Same contract as the CLI's shell tool: a deadline per command, and a command
+ * past block_until_ms keeps running as a background job the model hears about when it ends; its number
+ * lets command_output show what it has written meanwhile.
+ */
+export function shellTools(screens: ScreenProvider, options: ShellToolOptions): ToolDefinition[] {
+  const unseen = new Map<number, UnseenOutput>();
+
+  const fetchOutput = (commandId: number, ctx: Pick<ToolContext, 'signal' | 'callId'>) =>
+    callWorker(
+      screens,
+      { tool: COMMAND_OUTPUT_TOOL, route: '/shell/output', body: { commandId }, response: shellOutputResponseSchema },
+      ctx,
+    );
+
+  /** The background job of a command past its block_until_ms: ends when the command does. */
+  const watch = async (commandId: number, output: UnseenOutput, ctx: ToolContext): Promise<ToolOutcome> => {
+    let failures = 0;
+    for (;;) {
+      try {
+        await sleep(options.outputPollMs, undefined, { signal: ctx.signal });
+        const answer = await fetchOutput(commandId, ctx);
+        if (!answer.ok) {
+          // A lost lease or a vanished command will not come back; a computer that did not answer may.
+          if (answer.outcome.directive || ++failures >= MAX_POLL_FAILURES) return answer.outcome;
+          continue;
+        }
+        failures = 0;
+        output.add(answer.value);
+        if (!answer.value.running) {
+          return { content: `${outputEnd(answer.value)}\n${output.take() || '(no new output)'}`, isError: failed(answer.value) };
+        }
+      } catch (error) {
+        if (ctx.signal.aborted) return { content: 'stopped watching: the run was cancelled', isError: true };
+        return { content: `watching the command failed: ${(error as Error).message}`, isError: true };
+      }
+    }
+  };
+
+  const shell = defineTool({
+    name: SHELL_TOOL,
+    kind: 'command',
+    description:
+      'Run a shell command (bash) on your computer, in your home folder (the screen is its display, so GUI programs show there). ' +
+      `It is killed after timeout_secs (default ${Math.round(options.commandTimeoutMs / 1000)} s); if it is still running ` +
+      `after block_until_ms (default ${options.blockUntilMs} ms) it continues in the background and you are told when it ` +
+      'finishes. Returns the exit status and the end of the output.',
+    schema: z.object({
+      command: z.string().min(1),
+      timeout_secs: z
+        .number()
+        .int()
+        .min(1)
+        .max(24 * 3600)
+        .optional(),
+      block_until_ms: z.number().int().min(0).optional(),
+    }),
+    execute: async ({ command, timeout_secs, block_until_ms }, ctx) => {
+      const blockUntilMs = Math.min(block_until_ms ?? options.blockUntilMs, MAX_BLOCK_MS);
+      const timeoutMs = timeout_secs === undefined ? options.commandTimeoutMs : timeout_secs * 1000;
+      const answer = await callWorker(
+        screens,
+        {
+          tool: SHELL_TOOL,
+          route: '/shell/run',
+          body: { command, timeoutMs, blockUntilMs },
+          response: shellRunResponseSchema,
+          timeoutMs: blockUntilMs + HTTP_SLACK_MS,
+        },
+        ctx,
+      );
+      if (!answer.ok) return answer.outcome;
+      const run = answer.value;
+      if (run.done) return finishedOutcome(run, timeoutMs);
+      const output = new UnseenOutput();
+      unseen.set(run.commandId, output);
+      const jobId = ctx.background(shortCommand(command), watch(run.commandId, output, ctx));
+      return {
+        content:
+          `still running after ${Math.round(blockUntilMs / 1000)} s; it continues in the background as ${jobId}. ` +
+          `You will be told when it finishes: do not poll. Its number is ${run.commandId}: command_output shows what it has written so far.`,
+        state: { [`job:${jobId}`]: shortCommand(command) },
+      };
+    },
+  });
+
+  const commandOutput = defineTool({
+    name: COMMAND_OUTPUT_TOOL,
+    kind: 'read',
+    description: 'The output a command (by its number) has written since you last saw it: for watching a background command.',
+    schema: z.object({ command: z.number().int().min(1) }),
+    execute: async ({ command }, ctx) => {
+      const answer = await fetchOutput(command, ctx);
+      if (!answer.ok) return answer.outcome;
+      const output = unseen.get(command) ?? new UnseenOutput();
+      output.add(answer.value);
+      const fresh = output.take();
+      const status = answer.value.running ? '[still running]' : `[${outputEnd(answer.value)}]`;
+      return { content: `${fresh || '(no new output)'}\n${status}`, controlledWait: true };
+    },
+  });
+
+  return [shell, commandOutput];
+}
+
+function finishedOutcome(run: Extract<ShellRunResponse, { done: true }>, timeoutMs: number): ToolOutcome {
+  const status = endStatus(run.exitCode, run.signal, run.timedOut, timeoutMs);
+  const shownBytes = Buffer.byteLength(run.outputTail);
+  const earlier = run.bytes > shownBytes ? `[… ${run.bytes - shownBytes} bytes earlier not shown …]\n` : '';
+  const output = run.bytes === 0 ? '(no output)' : earlier + run.outputTail;
+  return { content: `${status}\n${output}`, isError: run.exitCode !== 0 };
+}
+
+/**
+ * How a watched command ended. The contract has the worker add exitCode/timedOut once a command has
+ * ended, but not every worker does yet: then all that is known is that it finished.
+ */
+function outputEnd(output: ShellOutputResponse): string {
+  if (output.exitCode === undefined && output.timedOut === undefined) return 'finished';
+  return `finished: ${endStatus(output.exitCode ?? null, null, output.timedOut === true)}`;
+}
+
+function failed(output: ShellOutputResponse): boolean {
+  return output.timedOut === true || (output.exitCode !== undefined && output.exitCode !== 0);
+}
+
+function endStatus(exitCode: number | null, signal: string | null, timedOut: boolean, timeoutMs?: number): string {
+  if (timedOut) return timeoutMs ? `killed after ${Math.round(timeoutMs / 1000)} s (deadline)` : 'killed (deadline)';
+  if (exitCode !== null) return `exit ${exitCode}`;
+  return signal ? `killed by ${signal}` : 'ended';
+}

@@ -1,0 +1,86 @@
+import { Controller, Get, HttpCode, Inject, Post, Req, Res, UseGuards } from '@nestjs/common';
+import {
+  loginRequestSchema,
+  meViewSchema,
+  signupRequestSchema,
+  type LoginRequest,
+  type MeView,
+  type SignupRequest,
+} from '@lazyboy/contracts';
+import type { Request, Response } from 'express';
+import { ApiRoute } from '../common/route-docs.js';
+import { ZodBody } from '../common/zod-params.js';
+import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
+import { AuthService, type RequestOrigin, type StartedSession } from './auth.service.js';
+import { clientIpOf } from './client-ip.js';
+import { LocalAuthGuard } from './local-auth.guard.js';
+import { CurrentPrincipal, Public, type Principal } from './principal.js';
+import { clearSessionCookieHeader, setSessionCookieHeader } from './session-cookie.js';
+
+const tag = 'auth';
+
+@Controller('api/auth')
+export class AuthController {
+  constructor(
+    @Inject(API_CONFIG) private readonly config: ApiConfig,
+    private readonly auth: AuthService,
+  ) {}
+
+  @Public()
+  @Post('signup')
+  @ApiRoute({ summary: 'Create an account with a personal workspace, and sign in', response: meViewSchema, status: 201, tag })
+  async signup(
+    @ZodBody(signupRequestSchema) body: SignupRequest,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<MeView> {
+    const { principal, session } = await this.auth.signup(body, originOf(req));
+    this.setCookie(res, session);
+    return this.auth.me(principal);
+  }
+
+  @Public()
+  @Post('login')
+  @HttpCode(200)
+  @UseGuards(LocalAuthGuard)
+  @ApiRoute({ summary: 'Sign in with email and password; sets the session cookie', response: meViewSchema, tag })
+  async login(
+    // Validated by LocalAuthGuard already; declared for the API document.
+    @ZodBody(loginRequestSchema) _body: LoginRequest,
+    @CurrentPrincipal() principal: Principal,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<MeView> {
+    this.setCookie(res, await this.auth.startSession(principal, originOf(req)));
+    return this.auth.me(principal);
+  }
+
+  @Post('logout')
+  @HttpCode(204)
+  @ApiRoute({ summary: 'Sign out: ends this session and clears its cookie', status: 204, tag })
+  async logout(
+    @CurrentPrincipal() principal: Principal,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<void> {
+    await this.auth.logout(principal, originOf(req));
+    res.append('Set-Cookie', clearSessionCookieHeader(this.config.LAZYBOY_SECURE_COOKIE));
+  }
+
+  @Get('me')
+  @ApiRoute({ summary: 'Who is signed in, and their workspaces', response: meViewSchema, tag })
+  me(@CurrentPrincipal() principal: Principal): Promise<MeView> {
+    return this.auth.me(principal);
+  }
+
+  private setCookie(res: Response, session: StartedSession): void {
+    res.append(
+      'Set-Cookie',
+      setSessionCookieHeader(session.cookie, { secure: this.config.LAZYBOY_SECURE_COOKIE, maxAgeSeconds: session.maxAgeSeconds }),
+    );
+  }
+}
+
+function originOf(req: Request): RequestOrigin {
+  return { ip: clientIpOf(req), userAgent: req.headers['user-agent'] };
+}

@@ -1,0 +1,196 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import type { MeView, SignupRequest } from '@lazyboy/contracts';
+import { AccountsRepository, type LoginAccount } from '../accounts/accounts.repository.js';
+import { hashPassword, verifyPassword } from '../accounts/password-hasher.js';
+import { AuditService } from '../audit/audit.service.js';
+import { ApiError, conflict } from '../common/api-error.js';
+import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
+import { isUniqueViolation, TenancyRepository } from '../tenancy/tenancy.repository.js';
+import { slugBase, slugWithSuffix } from '../tenancy/workspace-slug.js';
+import { toSummary } from '../tenancy/workspace-views.js';
+import { LoginRateLimiter } from './login-rate-limiter.js';
+import { LoginSessionsRepository } from './login-sessions.repository.js';
+import type { Principal } from './principal.js';
+import { randomSecret, sha256Hex } from './secrets.js';
+import { encodeSessionCookie } from './session-cookie.js';
+
+/** The one answer to every failed sign-in: it must not tell which of email and password was wrong. */
+export const WRONG_CREDENTIALS = 'wrong email or password';
+
+const SIGNUP_ATTEMPTS = 5;
+
+/** Where a request came from, for sessions, rate limits and the audit log. */
+export interface RequestOrigin {
+  ip?: string;
+  userAgent?: string;
+}
+
+export interface StartedSession {
+  /** The session cookie's value. */
+  cookie: string;
+  maxAgeSeconds: number;
+}
+
+@Injectable()
+export class AuthService implements OnModuleInit {
+  /** Verified against for unknown emails, so they take as long to refuse as a wrong password. */
+  private decoyHash = '';
+
+  constructor(
+    @Inject(API_CONFIG) private readonly config: ApiConfig,
+    private readonly accounts: AccountsRepository,
+    private readonly tenancy: TenancyRepository,
+    private readonly sessions: LoginSessionsRepository,
+    private readonly limiter: LoginRateLimiter,
+    private readonly audit: AuditService,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    this.decoyHash = await hashPassword(randomSecret());
+  }
+
+  /**
+   * Checks email and password (the local strategy's verify step). Every outcome is audited, never with
+   * the password. Throws UNAUTHENTICATED with one generic message, or RATE_LIMITED.
+   */
+  async verifyCredentials(email: string, password: string, origin: RequestOrigin): Promise<Principal> {
+    const ip = origin.ip ?? 'unknown';
+    try {
+      await this.limiter.check(email, ip);
+    } catch (error) {
+      await this.recordFailure(email, null, 'rate_limited', origin);
+      throw error;
+    }
+    const account = await this.accounts.findForLogin(email);
+    const passwordOk = await verifyPassword(password, account?.passwordHash ?? this.decoyHash);
+    const reason = failureReason(account, passwordOk);
+    if (reason || !account) {
+      await this.limiter.recordFailure(email, ip);
+      await this.recordFailure(email, account?.id ?? null, reason ?? 'unknown_email', origin);
+      throw new ApiError('UNAUTHENTICATED', WRONG_CREDENTIALS);
+    }
+    await this.limiter.clear(email, ip);
+    return {
+      userId: account.id,
+      email: account.email,
+      displayName: account.displayName,
+      isAdmin: account.isAdmin,
+      via: 'session',
+      tokenWorkspaceId: null,
+    };
+  }
+
+  /** A new LoginSession for a verified user; the cookie carries its id and a secret only its digest is stored. */
+  async startSession(principal: Principal, origin: RequestOrigin, action = 'auth.login'): Promise<StartedSession> {
+    const now = new Date();
+    const maxAgeSeconds = this.config.LAZYBOY_SESSION_TTL_HOURS * 3_600;
+    const secret = randomSecret();
+    const loginSessionId = await this.sessions.create({
+      userId: principal.userId,
+      secretHash: sha256Hex(secret),
+      expiresAt: new Date(now.getTime() + maxAgeSeconds * 1_000),
+      ip: origin.ip ?? null,
+      userAgent: origin.userAgent?.slice(0, 500) ?? null,
+    });
+    principal.loginSessionId = loginSessionId;
+    await this.accounts.markLoggedIn(principal.userId, now);
+    await this.audit.record({
+      actorUserId: principal.userId,
+      action,
+      targetType: 'user',
+      targetId: principal.userId,
+      details: { loginSessionId },
+      ip: origin.ip,
+    });
+    return { cookie: encodeSessionCookie({ loginSessionId, secret }), maxAgeSeconds };
+  }
+
+  /** A new user with a personal workspace they own, signed in at once. 409 when the email is taken. */
+  async signup(request: SignupRequest, origin: RequestOrigin): Promise<{ principal: Principal; session: StartedSession }> {
+    if (await this.accounts.emailTaken(request.email)) throw emailTaken();
+    const passwordHash = await hashPassword(request.password);
+    const base = slugBase(request.email.split('@')[0] ?? '');
+    let slug = (await this.tenancy.slugTaken(base)) ? slugWithSuffix(base) : base;
+    let created: { userId: string; workspaceId: string } | undefined;
+    for (let attempt = 1; !created; attempt++) {
+      try {
+        created = await this.accounts.createWithWorkspace({
+          email: request.email,
+          displayName: request.displayName,
+          passwordHash,
+          workspaceName: request.displayName,
+          workspaceSlug: slug,
+        });
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        // Either the same email signed up concurrently, or someone took the slug since we checked.
+        if (await this.accounts.emailTaken(request.email)) throw emailTaken();
+        if (attempt >= SIGNUP_ATTEMPTS) throw error;
+        slug = slugWithSuffix(base);
+      }
+    }
+    await this.audit.record({
+      workspaceId: created.workspaceId,
+      actorUserId: created.userId,
+      action: 'auth.signup',
+      targetType: 'user',
+      targetId: created.userId,
+      details: { workspaceId: created.workspaceId },
+      ip: origin.ip,
+    });
+    const principal: Principal = {
+      userId: created.userId,
+      email: request.email,
+      displayName: request.displayName,
+      isAdmin: false,
+      via: 'session',
+      tokenWorkspaceId: null,
+    };
+    return { principal, session: await this.startSession(principal, origin) };
+  }
+
+  /** Ends the cookie's LoginSession (a bearer caller has none: nothing to end). */
+  async logout(principal: Principal, origin: RequestOrigin): Promise<void> {
+    if (!principal.loginSessionId) return;
+    await this.sessions.revoke(principal.loginSessionId, new Date());
+    await this.audit.record({
+      actorUserId: principal.userId,
+      action: 'auth.logout',
+      targetType: 'user',
+      targetId: principal.userId,
+      details: { loginSessionId: principal.loginSessionId },
+      ip: origin.ip,
+    });
+  }
+
+  async me(principal: Principal): Promise<MeView> {
+    const workspaces = await this.tenancy.workspacesOf(principal.userId, principal.tokenWorkspaceId);
+    return {
+      user: { id: principal.userId, email: principal.email, displayName: principal.displayName, isAdmin: principal.isAdmin },
+      workspaces: workspaces.map(toSummary),
+    };
+  }
+
+  private async recordFailure(email: string, userId: string | null, reason: string, origin: RequestOrigin): Promise<void> {
+    await this.audit.record({
+      actorUserId: userId,
+      action: 'auth.login_failed',
+      targetType: 'user',
+      targetId: userId,
+      details: { email, reason },
+      ip: origin.ip,
+    });
+  }
+}
+
+function failureReason(account: LoginAccount | null, passwordOk: boolean): string | null {
+  if (!account) return 'unknown_email';
+  if (!account.passwordHash || !passwordOk) return 'wrong_password';
+  // Checked after the password, so a disabled account is only named in the audit log of someone who knew it.
+  if (account.disabledAt) return 'disabled';
+  return null;
+}
+
+function emailTaken(): ApiError {
+  return conflict('an account with this email already exists');
+}

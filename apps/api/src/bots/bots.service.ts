@@ -1,0 +1,98 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { BotView, CreateBotRequest, UpdateBotRequest } from '@lazyboy/contracts';
+import { randomBytes } from 'node:crypto';
+import type { Principal } from '../auth/principal.js';
+import { conflict, notFound } from '../common/api-error.js';
+import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
+import { SecretBox } from '../crypto/secret-box.js';
+import type { Bot } from '../persistence/generated/client.js';
+import { WorkspaceAccess } from '../tenancy/workspace-access.js';
+import { BotsRepository, NAME_TAKEN, type BotChanges } from './bots.repository.js';
+import { mergeModelSettings, toBotView } from './bot-view.js';
+
+/** SecretBox purpose of model API keys: the HKDF info is 'lazyboy:model-keys'. */
+export const MODEL_KEYS_PURPOSE = 'model-keys';
+
+/** Agents of a workspace: CRUD for the API, lookups and the decrypted model key for the run executor. */
+@Injectable()
+export class BotsService {
+  private readonly modelKeys: SecretBox;
+
+  constructor(
+    private readonly bots: BotsRepository,
+    private readonly access: WorkspaceAccess,
+    @Inject(API_CONFIG) config: ApiConfig,
+  ) {
+    this.modelKeys = new SecretBox(config.LAZYBOY_VAULT_KEY, MODEL_KEYS_PURPOSE);
+  }
+
+  async list(principal: Principal, workspaceId: string): Promise<BotView[]> {
+    await this.access.require(principal, workspaceId);
+    return (await this.bots.listInWorkspace(workspaceId)).map(toBotView);
+  }
+
+  async create(principal: Principal, workspaceId: string, request: CreateBotRequest): Promise<BotView> {
+    await this.access.require(principal, workspaceId);
+    const created = await this.bots.create({
+      workspaceId,
+      name: request.name,
+      avatarSeed: request.avatarSeed ?? randomBytes(8).toString('hex'),
+      instructions: request.instructions ?? '',
+      computerMode: request.computerMode ?? 'team',
+      modelSettings: mergeModelSettings({}, request.modelSettings ?? {}),
+      createdById: principal.userId,
+    });
+    if (created === NAME_TAKEN) throw nameTaken(request.name);
+    return toBotView(created);
+  }
+
+  /** The bot if the principal may see it; 404 NOT_FOUND for foreign and missing ids alike. */
+  async getForPrincipal(principal: Principal, botId: string): Promise<BotView> {
+    return toBotView(await this.visibleRow(principal, botId));
+  }
+
+  /** Internal and unscoped (the run executor): null when the bot does not exist. */
+  async getById(botId: string): Promise<BotView | null> {
+    const bot = await this.bots.findById(botId);
+    return bot ? toBotView(bot) : null;
+  }
+
+  /** The bot's own model API key, decrypted (first link of the credential chain); undefined when it has none. */
+  async modelApiKey(botId: string): Promise<string | undefined> {
+    const bot = await this.bots.findById(botId);
+    if (!bot?.modelApiKeyCipher) return undefined;
+    return this.modelKeys.open(bot.modelApiKeyCipher);
+  }
+
+  async update(principal: Principal, botId: string, request: UpdateBotRequest): Promise<BotView> {
+    const current = await this.visibleRow(principal, botId);
+    const changes: BotChanges = {
+      name: request.name,
+      avatarSeed: request.avatarSeed,
+      instructions: request.instructions,
+      computerMode: request.computerMode,
+    };
+    if (request.modelSettings) changes.modelSettings = mergeModelSettings(current.modelSettings, request.modelSettings);
+    if (request.modelApiKey === null) changes.modelApiKeyCipher = null;
+    else if (request.modelApiKey !== undefined)
+      changes.modelApiKeyCipher = new Uint8Array(this.modelKeys.seal(request.modelApiKey));
+    const updated = await this.bots.updateVisible(principal, botId, changes);
+    if (updated === NAME_TAKEN) throw nameTaken(request.name ?? current.name);
+    if (!updated) throw notFound('bot');
+    return toBotView(updated);
+  }
+
+  async remove(principal: Principal, botId: string): Promise<void> {
+    if (!(await this.bots.deleteVisible(principal, botId))) throw notFound('bot');
+  }
+
+  private async visibleRow(principal: Principal, botId: string): Promise<Bot> {
+    const bot = await this.bots.findVisible(principal, botId);
+    if (!bot) throw notFound('bot');
+    return bot;
+  }
+}
+
+function nameTaken(name: string) {
+  return conflict(`an agent named "${name}" already exists in this workspace`);
+}

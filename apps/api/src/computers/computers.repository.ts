@@ -1,0 +1,354 @@
+import { Injectable } from '@nestjs/common';
+import type { ComputerMode } from '@lazyboy/contracts';
+import type { Principal } from '../auth/principal.js';
+import { PrismaService } from '../persistence/prisma.service.js';
+import { Prisma, type Computer, type ComputerScreen } from '../persistence/generated/client.js';
+import { visibleWorkspaces } from '../tenancy/workspace-scope.js';
+
+export type ComputerWithScreens = Computer & { screens: ComputerScreen[] };
+
+export interface BotRef {
+  id: string;
+  workspaceId: string;
+  computerMode: ComputerMode;
+}
+
+/** Runs in these hold their agent's screen: its computer is busy while one exists. */
+const BUSY_RUN_STATUSES = ['leased', 'running', 'waiting_takeover'] as const;
+
+const withScreens = { screens: { orderBy: { slot: 'asc' } } } satisfies Prisma.ComputerInclude;
+
+/** Computers, their screens and the leases on them. */
+@Injectable()
+export class ComputersRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  // ------------------------------------------------------------------------------------------ bots
+
+  /** The bot if the principal may see it (a foreign id finds nothing). */
+  async visibleBot(principal: Principal, botId: string): Promise<BotRef | null> {
+    return this.prisma.bot.findFirst({
+      where: { id: botId, workspace: visibleWorkspaces(principal) },
+      select: { id: true, workspaceId: true, computerMode: true },
+    });
+  }
+
+  async bot(botId: string): Promise<BotRef | null> {
+    return this.prisma.bot.findUnique({ where: { id: botId }, select: { id: true, workspaceId: true, computerMode: true } });
+  }
+
+  // ------------------------------------------------------------------------------------- computers
+
+  async computer(id: string): Promise<ComputerWithScreens | null> {
+    return this.prisma.computer.findUnique({ where: { id }, include: withScreens });
+  }
+
+  /** The computer the bot works on, if it exists yet: its private one, or its workspace's Team computer. */
+  async computerForBot(bot: BotRef): Promise<ComputerWithScreens | null> {
+    if (bot.computerMode === 'private') {
+      return this.prisma.computer.findUnique({ where: { botId: bot.id }, include: withScreens });
+    }
+    return this.prisma.computer.findFirst({
+      where: { workspaceId: bot.workspaceId, kind: 'team' },
+      orderBy: { createdAt: 'asc' },
+      include: withScreens,
+    });
+  }
+
+  /**
+   * The bot's computer, created (stopped) when missing. Nothing in the schema makes the Team computer
+   * unique per workspace, so creators serialise on an advisory lock named after the workspace.
+   */
+  async ensureComputerForBot(bot: BotRef): Promise<ComputerWithScreens> {
+    const existing = await this.computerForBot(bot);
+    if (existing) return existing;
+    const lockName = bot.computerMode === 'private' ? `computer:bot:${bot.id}` : `computer:team:${bot.workspaceId}`;
+    return this.prisma.$transaction(async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${lockName}, 0))`;
+      const again =
+        bot.computerMode === 'private'
+          ? await tx.computer.findUnique({ where: { botId: bot.id }, include: withScreens })
+          : await tx.computer.findFirst({ where: { workspaceId: bot.workspaceId, kind: 'team' }, include: withScreens });
+      if (again) return again;
+      return tx.computer.create({
+        data:
+          bot.computerMode === 'private'
+            ? { workspaceId: bot.workspaceId, kind: 'private', botId: bot.id, homeKey: `bot-${bot.id}` }
+            : { workspaceId: bot.workspaceId, kind: 'team', homeKey: `team-${bot.workspaceId}` },
+        include: withScreens,
+      });
+    });
+  }
+
+  async workspaceComputers(workspaceId: string): Promise<ComputerWithScreens[]> {
+    return this.prisma.computer.findMany({ where: { workspaceId }, orderBy: { createdAt: 'asc' }, include: withScreens });
+  }
+
+  /**
+   * Runs `work` holding the computer's power lock (a Postgres advisory lock held by a transaction), so a
+   * suspend and a wake from different replicas reach the worker one after the other, each after reading
+   * the state the other left.
+   */
+  async withPowerLock<T>(computerId: string, work: () => Promise<T>, timeoutMs = 120_000): Promise<T> {
+    return this.prisma.$transaction(
+      async (tx) => {
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`power:${computerId}`}, 0))`;
+        return work();
+      },
+      { maxWait: 10_000, timeout: timeoutMs },
+    );
+  }
+
+  /**
+   * Claims the right to boot: only one caller (in any replica) moves a stopped, failed or long-stuck
+   * booting computer to booting. Returns false when someone else is booting it or it already runs.
+   */
+  async claimBoot(id: string, stuckBefore: Date): Promise<boolean> {
+    const { count } = await this.prisma.computer.updateMany({
+      where: { id, OR: [{ state: { in: ['stopped', 'error'] } }, { state: 'booting', updatedAt: { lt: stuckBefore } }] },
+      data: { state: 'booting', errorMessage: null, bindFence: { increment: 1 } },
+    });
+    return count === 1;
+  }
+
+  async markRunning(
+    id: string,
+    binding: { endpoint: string; tokenCipher: Uint8Array<ArrayBuffer>; owner: string },
+  ): Promise<void> {
+    const now = new Date();
+    await this.prisma.computer.update({
+      where: { id },
+      data: {
+        state: 'running',
+        endpoint: binding.endpoint,
+        controlTokenCipher: binding.tokenCipher,
+        bindOwner: binding.owner,
+        bindExpiresAt: null,
+        bootedAt: now,
+        lastActiveAt: now,
+        suspendedAt: null,
+        stoppedAt: null,
+        errorMessage: null,
+      },
+    });
+  }
+
+  async markError(id: string, message: string): Promise<void> {
+    await this.prisma.computer.update({
+      where: { id },
+      data: { state: 'error', errorMessage: message.slice(0, 2_000), endpoint: null, controlTokenCipher: null, bindOwner: null },
+    });
+  }
+
+  /** Suspends only from running, and (for the idle loop) only if still idle by `idleBefore`. */
+  async markSuspended(id: string, idleBefore?: Date): Promise<boolean> {
+    const idle: Prisma.ComputerWhereInput = idleBefore
+      ? {
+          AND: [
+            { OR: [{ lastViewedAt: null }, { lastViewedAt: { lt: idleBefore } }] },
+            { OR: [{ lastActiveAt: null }, { lastActiveAt: { lt: idleBefore } }] },
+          ],
+        }
+      : {};
+    const { count } = await this.prisma.computer.updateMany({
+      where: { id, state: 'running', ...idle },
+      data: { state: 'suspended', suspendedAt: new Date() },
+    });
+    return count === 1;
+  }
+
+  async markAwake(id: string): Promise<void> {
+    await this.prisma.computer.updateMany({
+      where: { id, state: 'suspended' },
+      data: { state: 'running', suspendedAt: null, lastActiveAt: new Date() },
+    });
+  }
+
+  async markStopped(id: string, errorMessage: string | null = null): Promise<void> {
+    await this.prisma.computer.update({
+      where: { id },
+      data: {
+        state: 'stopped',
+        endpoint: null,
+        controlTokenCipher: null,
+        bindOwner: null,
+        bindExpiresAt: null,
+        stoppedAt: new Date(),
+        suspendedAt: null,
+        memoryBytes: null,
+        errorMessage,
+      },
+    });
+  }
+
+  async touchActive(id: string): Promise<void> {
+    await this.prisma.computer.update({ where: { id }, data: { lastActiveAt: new Date() } });
+  }
+
+  async touchViewed(id: string): Promise<void> {
+    await this.prisma.computer.update({ where: { id }, data: { lastViewedAt: new Date() } });
+  }
+
+  // ------------------------------------------------------------------------------------ idle loop
+
+  /** Running computers nobody has watched or used since `idleBefore`. */
+  async idleRunning(idleBefore: Date): Promise<ComputerWithScreens[]> {
+    return this.prisma.computer.findMany({
+      where: {
+        state: 'running',
+        OR: [{ lastViewedAt: null }, { lastViewedAt: { lt: idleBefore } }],
+        AND: [{ OR: [{ lastActiveAt: null }, { lastActiveAt: { lt: idleBefore } }] }],
+      },
+      include: withScreens,
+    });
+  }
+
+  /** True when a run of one of the computer's agents holds (or is about to hold) its screen. */
+  async hasBusyRun(computer: ComputerWithScreens): Promise<boolean> {
+    const botIds = [
+      ...new Set([...computer.screens.flatMap((s) => (s.botId ? [s.botId] : [])), ...(computer.botId ? [computer.botId] : [])]),
+    ];
+    const runIds = computer.screens.flatMap((s) => (s.executionRunId ? [s.executionRunId] : []));
+    if (botIds.length === 0 && runIds.length === 0) return false;
+    const busy = await this.prisma.run.count({
+      where: { status: { in: [...BUSY_RUN_STATUSES] }, OR: [{ botId: { in: botIds } }, { id: { in: runIds } }] },
+    });
+    return busy > 0;
+  }
+
+  async suspendedSince(before: Date): Promise<ComputerWithScreens[]> {
+    return this.prisma.computer.findMany({ where: { state: 'suspended', suspendedAt: { lt: before } }, include: withScreens });
+  }
+
+  /** Computers that claim a worker (running or suspended), plus boots stuck since `stuckBefore`. */
+  async bound(stuckBefore: Date): Promise<ComputerWithScreens[]> {
+    return this.prisma.computer.findMany({
+      where: { OR: [{ state: { in: ['running', 'suspended'] } }, { state: 'booting', updatedAt: { lt: stuckBefore } }] },
+      include: withScreens,
+    });
+  }
+
+  // --------------------------------------------------------------------------------------- screens
+
+  /**
+   * The bot's screen on the computer, allocated on first use at the lowest free slot below `limit`.
+   * When every slot is taken, the screen of an agent that is idle (no run holds it, nobody has control)
+   * is handed over; `evicted` names it so the caller can stop its display first. Serialised per computer.
+   */
+  async ensureScreen(
+    computerId: string,
+    botId: string,
+    limit: number,
+  ): Promise<{ screen: ComputerScreen; evicted?: { slot: number; botId: string | null } } | null> {
+    const existing = await this.prisma.computerScreen.findUnique({ where: { computerId_botId: { computerId, botId } } });
+    if (existing) return { screen: existing };
+    return this.prisma.$transaction(async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`screens:${computerId}`}, 0))`;
+      const again = await tx.computerScreen.findUnique({ where: { computerId_botId: { computerId, botId } } });
+      if (again) return { screen: again };
+      const screens = await tx.computerScreen.findMany({ where: { computerId }, orderBy: { slot: 'asc' } });
+      const used = new Set(screens.map((s) => s.slot));
+      for (let slot = 0; slot < limit; slot += 1) {
+        if (used.has(slot)) continue;
+        return { screen: await tx.computerScreen.create({ data: { computerId, botId, slot, display: slot + 1 } }) };
+      }
+      const runIds = screens.flatMap((s) => (s.executionRunId ? [s.executionRunId] : []));
+      const busyRuns = new Set(
+        (
+          await tx.run.findMany({ where: { id: { in: runIds }, status: { in: [...BUSY_RUN_STATUSES] } }, select: { id: true } })
+        ).map((r) => r.id),
+      );
+      const busyBots = new Set(
+        (
+          await tx.run.findMany({
+            where: { botId: { in: screens.flatMap((s) => (s.botId ? [s.botId] : [])) }, status: { in: [...BUSY_RUN_STATUSES] } },
+            select: { botId: true },
+          })
+        ).map((r) => r.botId),
+      );
+      const victim = screens
+        .filter((s) => s.slot < limit && s.controlHolder === 'agent')
+        .filter((s) => !(s.executionRunId && busyRuns.has(s.executionRunId)) && !(s.botId && busyBots.has(s.botId)))
+        .sort((a, b) => a.updatedAt.getTime() - b.updatedAt.getTime())[0];
+      if (!victim) return null;
+      const screen = await tx.computerScreen.update({
+        where: { id: victim.id },
+        data: { botId, executionRunId: null, controlUserId: null, controlExpiresAt: null },
+      });
+      return { screen, evicted: { slot: victim.slot, botId: victim.botId } };
+    });
+  }
+
+  async screenOfBot(botId: string): Promise<(ComputerScreen & { computer: Computer }) | null> {
+    return this.prisma.computerScreen.findFirst({
+      where: { botId },
+      include: { computer: true },
+      orderBy: { updatedAt: 'desc' },
+    });
+  }
+
+  async screenOfBotOn(computerId: string, botId: string): Promise<ComputerScreen | null> {
+    return this.prisma.computerScreen.findUnique({ where: { computerId_botId: { computerId, botId } } });
+  }
+
+  /** The run's execution lease: fence + 1 atomically, so every older holder is superseded. */
+  async takeExecution(screenId: string, runId: string): Promise<ComputerScreen> {
+    return this.prisma.computerScreen.update({
+      where: { id: screenId },
+      data: { executionFence: { increment: 1 }, executionRunId: runId },
+    });
+  }
+
+  async releaseExecution(runId: string): Promise<string[]> {
+    const screens = await this.prisma.computerScreen.findMany({ where: { executionRunId: runId }, select: { computerId: true } });
+    await this.prisma.computerScreen.updateMany({ where: { executionRunId: runId }, data: { executionRunId: null } });
+    return screens.map((s) => s.computerId);
+  }
+
+  // --------------------------------------------------------------------------------------- control
+
+  /** A person takes control: control fence + 1, whoever held it before. */
+  async takeControl(screenId: string, userId: string, expiresAt: Date): Promise<ComputerScreen> {
+    return this.prisma.computerScreen.update({
+      where: { id: screenId },
+      data: { controlHolder: 'user', controlUserId: userId, controlExpiresAt: expiresAt, controlFence: { increment: 1 } },
+    });
+  }
+
+  /** Extends a person's control; null when they no longer hold it. */
+  async renewControl(screenId: string, userId: string, expiresAt: Date): Promise<ComputerScreen | null> {
+    const { count } = await this.prisma.computerScreen.updateMany({
+      where: { id: screenId, controlHolder: 'user', controlUserId: userId },
+      data: { controlExpiresAt: expiresAt },
+    });
+    return count === 1 ? this.prisma.computerScreen.findUnique({ where: { id: screenId } }) : null;
+  }
+
+  /**
+   * Hands control back to the agent (fence + 1) if `userId` holds it (any person when null, for expiry
+   * and admin release; `expiredBefore` limits it to leases that ran out). Null when nothing changed.
+   */
+  async releaseControl(screenId: string, userId: string | null, expiredBefore?: Date): Promise<ComputerScreen | null> {
+    try {
+      return await this.prisma.computerScreen.update({
+        where: {
+          id: screenId,
+          controlHolder: 'user',
+          ...(userId ? { controlUserId: userId } : {}),
+          ...(expiredBefore ? { controlExpiresAt: { lt: expiredBefore } } : {}),
+        },
+        data: { controlHolder: 'agent', controlUserId: null, controlExpiresAt: null, controlFence: { increment: 1 } },
+      });
+    } catch (error) {
+      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2025') return null;
+      throw error;
+    }
+  }
+
+  async expiredControl(now: Date): Promise<Array<ComputerScreen & { computer: Computer }>> {
+    return this.prisma.computerScreen.findMany({
+      where: { controlHolder: 'user', controlExpiresAt: { lt: now } },
+      include: { computer: true },
+    });
+  }
+}

@@ -1,0 +1,162 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { ScreenView } from '@lazyboy/contracts';
+import { AuditService } from '../audit/audit.service.js';
+import { ApiError } from '../common/api-error.js';
+import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
+import type { ComputerScreen } from '../persistence/generated/client.js';
+import { screenView } from './computer-view.js';
+import { ComputersRepository, type BotRef } from './computers.repository.js';
+import { ComputersService } from './computers.service.js';
+import { WorkerCallError, WorkerClient } from './worker-client.js';
+
+export interface ControlChange {
+  computerId: string;
+  screen: ScreenView;
+  /** The control fence now in force (the worker refuses older ones). */
+  fence: number;
+}
+
+export interface AuditContext {
+  ip?: string | null;
+}
+
+/**
+ * The control lease of an agent's screen (takeover): a person takes it (control fence + 1, the worker then
+ * refuses the agent's actions with 423 CONTROL_HELD_BY_USER), keeps it with the viewer heartbeat, and hands
+ * it back (fence + 1 again). A lease not renewed within LAZYBOY_CONTROL_LEASE_MS is handed back by the
+ * idle loop. Callers check that the person may see the bot; runs parking and resuming is the run side's job.
+ */
+@Injectable()
+export class ScreenControlService {
+  private readonly logger = new Logger(ScreenControlService.name);
+
+  constructor(
+    private readonly computers: ComputersService,
+    private readonly repo: ComputersRepository,
+    private readonly auditLog: AuditService,
+    @Inject(API_CONFIG) private readonly config: ApiConfig,
+  ) {}
+
+  /** `userId` takes the bot's screen: the computer is booted or woken and the screen started if needed. */
+  async takeControl(botId: string, userId: string, audit: AuditContext = {}): Promise<ControlChange> {
+    const bot = await this.computers.bot(botId);
+    const { running, screen } = await this.computers.bootForBot(bot);
+    const taken = await this.repo.takeControl(screen.id, userId, this.expiry());
+    await this.tellWorker(new WorkerClient(running.binding.endpoint), taken);
+    await this.auditLog.record({
+      workspaceId: bot.workspaceId,
+      actorUserId: userId,
+      action: 'takeover.start',
+      targetType: 'bot',
+      targetId: bot.id,
+      details: { computerId: running.computer.id, screenId: taken.id, slot: taken.slot, fence: Number(taken.controlFence) },
+      ip: audit.ip ?? null,
+    });
+    await this.computers.publishById(running.computer.id);
+    return change(running.computer.id, taken);
+  }
+
+  /** Extends `userId`'s control of the bot's screen; null when they do not hold it (any more). */
+  async renewControl(botId: string, userId: string): Promise<ControlChange | null> {
+    const screen = await this.screenOf(await this.computers.bot(botId));
+    if (!screen || screen.controlHolder !== 'user' || screen.controlUserId !== userId) return null;
+    const renewed = await this.repo.renewControl(screen.id, userId, this.expiry());
+    return renewed ? change(renewed.computerId, renewed) : null;
+  }
+
+  /**
+   * Hands the bot's screen back to the agent. Only the person holding it may (`userId`); null `userId`
+   * releases whoever holds it (an admin, or the run being cancelled). Null when nobody held it.
+   */
+  async releaseControl(
+    botId: string,
+    userId: string | null,
+    audit: AuditContext & { reason?: string } = {},
+  ): Promise<ControlChange | null> {
+    const bot = await this.computers.bot(botId);
+    const screen = await this.screenOf(bot);
+    if (!screen || screen.controlHolder !== 'user') return null;
+    if (userId && screen.controlUserId !== userId) {
+      throw new ApiError('CONFLICT', 'another person has control of this screen', { controlUserId: screen.controlUserId });
+    }
+    const released = await this.repo.releaseControl(screen.id, userId);
+    if (!released) return null;
+    await this.afterRelease(bot.workspaceId, released, userId, audit.reason ?? 'released', audit.ip ?? null);
+    return change(released.computerId, released);
+  }
+
+  /** Hands back every control lease that was not renewed in time (the idle loop). */
+  async releaseExpired(now = new Date()): Promise<number> {
+    let released = 0;
+    for (const screen of await this.repo.expiredControl(now)) {
+      const done = await this.repo.releaseControl(screen.id, null, now);
+      if (!done) continue;
+      released += 1;
+      await this.afterRelease(screen.computer.workspaceId, done, null, 'expired', null, screen.controlUserId);
+    }
+    return released;
+  }
+
+  private async afterRelease(
+    workspaceId: string,
+    screen: ComputerScreen,
+    actorUserId: string | null,
+    reason: string,
+    ip: string | null,
+    previousUserId: string | null = actorUserId,
+  ): Promise<void> {
+    const computer = await this.repo.computer(screen.computerId);
+    const binding = computer ? this.computers.bindingOf(computer) : null;
+    // A stopped computer's next worker learns the holder from Postgres when the screen is ensured.
+    if (binding && computer && (computer.state === 'running' || computer.state === 'suspended')) {
+      await this.tellWorker(new WorkerClient(binding.endpoint), screen);
+    }
+    await this.auditLog.record({
+      workspaceId,
+      actorUserId,
+      action: 'takeover.end',
+      targetType: 'bot',
+      targetId: screen.botId ?? screen.id,
+      details: {
+        computerId: screen.computerId,
+        screenId: screen.id,
+        reason,
+        userId: previousUserId,
+        fence: Number(screen.controlFence),
+      },
+      ip,
+    });
+    await this.computers.publishById(screen.computerId);
+  }
+
+  /** Best effort: an unreachable worker is brought in line when the screen is next ensured. */
+  private async tellWorker(worker: WorkerClient, screen: ComputerScreen): Promise<void> {
+    try {
+      await worker.post('/screens/control', {
+        slot: screen.slot,
+        holder: screen.controlHolder,
+        fence: Number(screen.controlFence),
+      });
+    } catch (error) {
+      if (error instanceof WorkerCallError && error.code === 'STALE_FENCE') return; // a newer change got there first
+      if (error instanceof WorkerCallError && error.code === 'UNREACHABLE') {
+        this.logger.warn(`screen ${screen.id}: the worker did not hear the control change (${error.message})`);
+        return;
+      }
+      throw error;
+    }
+  }
+
+  private async screenOf(bot: BotRef): Promise<ComputerScreen | null> {
+    const computer = await this.repo.computerForBot(bot);
+    return computer?.screens.find((s) => s.botId === bot.id) ?? null;
+  }
+
+  private expiry(): Date {
+    return new Date(Date.now() + this.config.LAZYBOY_CONTROL_LEASE_MS);
+  }
+}
+
+function change(computerId: string, screen: ComputerScreen): ControlChange {
+  return { computerId, screen: screenView(screen), fence: Number(screen.controlFence) };
+}

@@ -1,0 +1,189 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Controller, Get, type INestApplication } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Test } from '@nestjs/testing';
+import { pageQuerySchema, type PageQuery } from '@lazyboy/contracts';
+import request from 'supertest';
+import { z } from 'zod';
+import { AdminOnly } from '../auth/principal.js';
+import { configureApp } from '../bootstrap.js';
+import { BotsModule } from '../bots/bots.module.js';
+import { ApiRoute } from '../common/route-docs.js';
+import { ZodQuery } from '../common/zod-params.js';
+import { HealthModule } from '../health/health.module.js';
+import { testCoreModules, TestSessions } from '../realtime/test-auth.js';
+import { testApiConfig } from '../testing/test-config.js';
+import { listApiRoutes, openApiPath } from './api-routes.js';
+import { OpenApiModule } from './openapi.module.js';
+
+type Json = Record<string, unknown>;
+
+interface TreeNode {
+  name: string;
+  children: TreeNode[];
+}
+// A recursive schema: zod refers back to it, which must end up as a component reference.
+const treeSchema: z.ZodType<TreeNode> = z.object({
+  name: z.string(),
+  get children() {
+    return z.array(treeSchema);
+  },
+});
+
+/** Exercises what the bots routes do not: admin-only routes, query schemas, recursive responses. */
+@Controller('api/openapi-probe')
+class ProbeController {
+  @Get('admin')
+  @AdminOnly()
+  @ApiRoute({ summary: 'An admin-only probe', response: treeSchema, tag: 'probe' })
+  admin(): TreeNode {
+    return { name: 'root', children: [] };
+  }
+
+  @Get('page')
+  @ApiRoute({ summary: 'A paged probe' })
+  page(@ZodQuery(pageQuerySchema) query: PageQuery): PageQuery {
+    return query;
+  }
+}
+
+/** Every "$ref" in the document points at something that exists in it. */
+function unresolvedRefs(document: Json): string[] {
+  const missing: string[] = [];
+  const visit = (value: unknown) => {
+    if (Array.isArray(value)) return value.forEach(visit);
+    if (!value || typeof value !== 'object') return;
+    for (const [key, item] of Object.entries(value)) {
+      if (key === '$ref' && typeof item === 'string') {
+        let target: unknown = document;
+        for (const part of item.replace(/^#\//, '').split('/')) target = (target as Json | undefined)?.[part];
+        if (!item.startsWith('#/') || target === undefined) missing.push(item);
+      } else visit(item);
+    }
+  };
+  visit(document);
+  return missing;
+}
+
+describe('OpenAPI document at /api/docs', () => {
+  let app: INestApplication;
+  let document: Json & { paths: Record<string, Record<string, Json>>; components: Json };
+
+  beforeAll(async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [...testCoreModules(testApiConfig(), new TestSessions()), HealthModule, BotsModule, OpenApiModule],
+      controllers: [ProbeController],
+    }).compile();
+    app = configureApp(moduleRef.createNestApplication<NestExpressApplication>({ logger: ['error'], bodyParser: false }));
+    await app.init();
+    const res = await request(app.getHttpServer()).get('/api/docs');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/application\/json/);
+    document = JSON.parse(res.text) as typeof document;
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('is an OpenAPI 3.1 document, served without signing in, whose references all resolve', () => {
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.info).toMatchObject({ title: 'LazyBoy API' });
+    expect(document.components.securitySchemes).toEqual({
+      sessionCookie: expect.objectContaining({ type: 'apiKey', in: 'cookie', name: 'lazyboy_session' }),
+      bearerToken: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+    });
+    expect(document.security).toEqual([{ sessionCookie: [] }, { bearerToken: [] }]);
+    expect(unresolvedRefs(document)).toEqual([]);
+    expect(JSON.stringify(document)).not.toContain('$defs');
+    for (const [path, operations] of Object.entries(document.paths)) {
+      const templated = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+      for (const operation of Object.values(operations)) {
+        const inPath = (operation.parameters as Json[]).filter((p) => p.in === 'path').map((p) => p.name);
+        expect([path, inPath.sort()]).toEqual([path, templated]);
+        expect(Object.keys(operation.responses as Json)).toContain('default');
+      }
+    }
+  });
+
+  it('documents the bots routes with their request bodies, responses and statuses', () => {
+    const list = document.paths['/api/workspaces/{workspaceId}/bots']!;
+    const one = document.paths['/api/bots/{botId}']!;
+    expect(Object.keys(list).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(one).sort()).toEqual(['delete', 'get', 'patch']);
+
+    const create = list.post!;
+    expect(create.parameters).toEqual([
+      { name: 'workspaceId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
+    ]);
+    const createBody = (create.requestBody as Json & { content: Record<string, { schema: Json }> }).content['application/json']!
+      .schema;
+    expect(createBody).toMatchObject({ type: 'object', required: ['name'], additionalProperties: false });
+    expect(Object.keys(createBody.properties as Json)).toEqual(
+      expect.arrayContaining(['name', 'avatarSeed', 'instructions', 'computerMode', 'modelSettings']),
+    );
+    expect(Object.keys(create.responses as Json).sort()).toEqual(['201', 'default']);
+    expect((create.responses as Record<string, Json>)['201']!.content).toMatchObject({
+      'application/json': { schema: { type: 'object', properties: { hasModelApiKey: { type: 'boolean' } } } },
+    });
+    expect((create.responses as Record<string, Json>).default).toEqual({
+      description: 'Error',
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/ApiError' } } },
+    });
+
+    const patchBody = (one.patch!.requestBody as Json & { content: Record<string, { schema: Json }> }).content[
+      'application/json'
+    ]!.schema;
+    expect(patchBody.properties).toHaveProperty('modelApiKey');
+    // The view never carries the key itself.
+    const view = (one.get!.responses as Record<string, { content: Record<string, { schema: Json }> }>)['200']!.content[
+      'application/json'
+    ]!.schema;
+    expect(view.properties).not.toHaveProperty('modelApiKey');
+    expect(view.properties).not.toHaveProperty('modelApiKeyCipher');
+
+    expect(Object.keys(one.delete!.responses as Json).sort()).toEqual(['204', 'default']);
+    expect((one.delete!.responses as Record<string, Json>)['204']).not.toHaveProperty('content');
+    expect(list.get!.security).toBeUndefined();
+    expect(list.get!.tags).toEqual(['bots']);
+  });
+
+  it('marks public and admin-only routes, and spells out query parameters and recursive schemas', () => {
+    expect(document.paths['/api/docs']!.get!.security).toEqual([]);
+    expect(document.paths['/api/openapi-probe/admin']!.get!['x-admin-only']).toBe(true);
+    const adminSchema = (document.paths['/api/openapi-probe/admin']!.get!.responses as Record<string, Json>)['200']!
+      .content as Json;
+    expect(adminSchema).toEqual({ 'application/json': { schema: { $ref: expect.stringMatching(/^#\/components\/schemas\//) } } });
+
+    const page = document.paths['/api/openapi-probe/page']!.get!;
+    expect(page.parameters).toEqual([
+      { name: 'before', in: 'query', required: false, schema: expect.objectContaining({ type: 'string', format: 'uuid' }) },
+      { name: 'limit', in: 'query', required: false, schema: expect.objectContaining({ default: 50 }) },
+    ]);
+  });
+
+  it('lists every route, and each one is in the document', () => {
+    const routes = listApiRoutes(app);
+    expect(routes).toEqual(
+      expect.arrayContaining([
+        { method: 'GET', path: '/api/workspaces/:workspaceId/bots', params: ['workspaceId'], public: false, admin: false },
+        { method: 'POST', path: '/api/workspaces/:workspaceId/bots', params: ['workspaceId'], public: false, admin: false },
+        { method: 'GET', path: '/api/bots/:botId', params: ['botId'], public: false, admin: false },
+        { method: 'PATCH', path: '/api/bots/:botId', params: ['botId'], public: false, admin: false },
+        { method: 'DELETE', path: '/api/bots/:botId', params: ['botId'], public: false, admin: false },
+        { method: 'GET', path: '/api/docs', params: [], public: true, admin: false },
+        { method: 'GET', path: '/api/openapi-probe/admin', params: [], public: false, admin: true },
+        { method: 'GET', path: '/healthz', params: [], public: expect.any(Boolean), admin: false },
+      ]),
+    );
+    for (const route of routes) {
+      expect([
+        route.method,
+        route.path,
+        document.paths[openApiPath(route.path)]?.[route.method.toLowerCase()] !== undefined,
+      ]).toEqual([route.method, route.path, true]);
+    }
+    const operations = Object.values(document.paths).reduce((n, ops) => n + Object.keys(ops).length, 0);
+    expect(operations).toBe(routes.length);
+  });
+});

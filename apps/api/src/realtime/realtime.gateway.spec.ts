@@ -1,0 +1,196 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { INestApplication } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Test } from '@nestjs/testing';
+import {
+  REALTIME_EVENT,
+  REALTIME_UNAUTHENTICATED,
+  type RealtimeAck,
+  type RealtimeEvent,
+  type RealtimeRoom,
+} from '@lazyboy/contracts';
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { io, type Socket } from 'socket.io-client';
+import { configureApp } from '../bootstrap.js';
+import { PrismaService } from '../persistence/prisma.service.js';
+import { testApiConfig } from '../testing/test-config.js';
+import { RealtimePublisher } from './realtime-publisher.js';
+import { RealtimeModule } from './realtime.module.js';
+import { createTestMember, testAuthModule, testCoreModules, TestSessions, type TestMember } from './test-auth.js';
+
+interface Replica {
+  app: INestApplication;
+  url: string;
+  publisher: RealtimePublisher;
+}
+
+/** One API replica: its own Nest app and port, sharing Postgres and Redis with the others. */
+async function startReplica(sessions: TestSessions): Promise<Replica> {
+  const moduleRef = await Test.createTestingModule({
+    imports: [...testCoreModules(testApiConfig(), sessions), RealtimeModule.forRoot(testAuthModule(sessions))],
+  }).compile();
+  const app = configureApp(moduleRef.createNestApplication<NestExpressApplication>({ logger: ['error'], bodyParser: false }));
+  await app.listen(0, '127.0.0.1');
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  return { app, url: `http://127.0.0.1:${port}`, publisher: app.get(RealtimePublisher) };
+}
+
+interface Client {
+  socket: Socket;
+  events: RealtimeEvent[];
+  /** Resolves with the first received event matching the predicate (already received ones count). */
+  next(match: (event: RealtimeEvent) => boolean, timeoutMs?: number): Promise<RealtimeEvent>;
+}
+
+const openSockets: Socket[] = [];
+
+function connect(url: string, cookie?: string): Promise<Client> {
+  const socket = io(url, {
+    transports: ['websocket'],
+    reconnection: false,
+    forceNew: true,
+    extraHeaders: cookie ? { cookie } : {},
+  });
+  openSockets.push(socket);
+  const events: RealtimeEvent[] = [];
+  socket.on(REALTIME_EVENT, (event: RealtimeEvent) => events.push(event));
+  const next = (match: (event: RealtimeEvent) => boolean, timeoutMs = 5_000) =>
+    new Promise<RealtimeEvent>((resolve, reject) => {
+      const deadline = Date.now() + timeoutMs;
+      const poll = () => {
+        const found = events.find(match);
+        if (found) return resolve(found);
+        if (Date.now() > deadline) return reject(new Error('no matching realtime event arrived'));
+        setTimeout(poll, 20);
+      };
+      poll();
+    });
+  return new Promise((resolve, reject) => {
+    socket.once('connect', () => resolve({ socket, events, next }));
+    socket.once('connect_error', (error) => reject(error));
+  });
+}
+
+function subscribe(client: Client, room: unknown): Promise<RealtimeAck> {
+  return client.socket.timeout(5_000).emitWithAck('subscribe', room) as Promise<RealtimeAck>;
+}
+
+function unsubscribe(client: Client, room: unknown): Promise<RealtimeAck> {
+  return client.socket.timeout(5_000).emitWithAck('unsubscribe', room) as Promise<RealtimeAck>;
+}
+
+const cleared = (sessionId: string): RealtimeEvent => ({ type: 'messages.cleared', sessionId });
+const isCleared = (sessionId: string) => (event: RealtimeEvent) =>
+  event.type === 'messages.cleared' && event.sessionId === sessionId;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('realtime gateway with Redis fan-out across replicas', () => {
+  const sessions = new TestSessions();
+  let a: Replica;
+  let b: Replica;
+  let alice: TestMember;
+  let mallory: TestMember;
+  let aliceBotId: string;
+  let aliceSessionId: string;
+
+  beforeAll(async () => {
+    [a, b] = await Promise.all([startReplica(sessions), startReplica(sessions)]);
+    const prisma = a.app.get(PrismaService);
+    [alice, mallory] = await Promise.all([createTestMember(prisma, sessions), createTestMember(prisma, sessions)]);
+    const bot = await prisma.bot.create({ data: { workspaceId: alice.workspaceId, name: 'Helper', avatarSeed: 'seed' } });
+    const session = await prisma.session.create({ data: { workspaceId: alice.workspaceId, botId: bot.id } });
+    aliceBotId = bot.id;
+    aliceSessionId = session.id;
+  });
+
+  afterAll(async () => {
+    for (const socket of openSockets) socket.disconnect();
+    await Promise.all([a?.app.close(), b?.app.close()]);
+  });
+
+  it('delivers an event published on replica A to a client connected to replica B', async () => {
+    const client = await connect(b.url, alice.cookie);
+    const room: RealtimeRoom = { kind: 'session', id: aliceSessionId };
+    await expect(subscribe(client, room)).resolves.toEqual({ ok: true });
+
+    await a.publisher.publish([room], cleared(aliceSessionId));
+
+    await expect(client.next(isCleared(aliceSessionId))).resolves.toEqual(cleared(aliceSessionId));
+  });
+
+  it('lets a member join their workspace and bot rooms, and sends an event in several rooms once', async () => {
+    const client = await connect(a.url, alice.cookie);
+    const workspaceRoom: RealtimeRoom = { kind: 'workspace', id: alice.workspaceId };
+    const botRoom: RealtimeRoom = { kind: 'bot', id: aliceBotId };
+    await expect(subscribe(client, workspaceRoom)).resolves.toEqual({ ok: true });
+    await expect(subscribe(client, botRoom)).resolves.toEqual({ ok: true });
+
+    const marker = randomUUID();
+    await b.publisher.publish([workspaceRoom, botRoom], cleared(marker));
+
+    await client.next(isCleared(marker));
+    await sleep(200);
+    expect(client.events.filter(isCleared(marker))).toHaveLength(1);
+  });
+
+  it("refuses another workspace's session, bot and workspace rooms, and that client receives nothing", async () => {
+    const owner = await connect(b.url, alice.cookie);
+    const intruder = await connect(b.url, mallory.cookie);
+    const rooms: RealtimeRoom[] = [
+      { kind: 'session', id: aliceSessionId },
+      { kind: 'bot', id: aliceBotId },
+      { kind: 'workspace', id: alice.workspaceId },
+    ];
+    for (const room of rooms) {
+      await expect(subscribe(intruder, room)).resolves.toEqual({ ok: false, error: 'not found' });
+      await expect(subscribe(owner, room)).resolves.toEqual({ ok: true });
+    }
+
+    const marker = randomUUID();
+    await a.publisher.publish(rooms, cleared(marker));
+
+    // The owner, on the same replica, got it: by then the intruder would have too.
+    await owner.next(isCleared(marker));
+    await sleep(300);
+    expect(intruder.events).toEqual([]);
+  });
+
+  it('answers a missing room like a foreign one, and a malformed room as invalid', async () => {
+    const client = await connect(a.url, alice.cookie);
+    for (const kind of ['session', 'bot', 'workspace'] as const) {
+      await expect(subscribe(client, { kind, id: randomUUID() })).resolves.toEqual({ ok: false, error: 'not found' });
+    }
+    await expect(subscribe(client, { kind: 'computer', id: randomUUID() })).resolves.toEqual({
+      ok: false,
+      error: 'invalid room',
+    });
+    await expect(subscribe(client, { kind: 'session', id: 'not-a-uuid' })).resolves.toEqual({ ok: false, error: 'invalid room' });
+    await expect(subscribe(client, 'session:whatever')).resolves.toEqual({ ok: false, error: 'invalid room' });
+  });
+
+  it('stops delivering after unsubscribe', async () => {
+    const client = await connect(b.url, alice.cookie);
+    const room: RealtimeRoom = { kind: 'bot', id: aliceBotId };
+    await expect(subscribe(client, room)).resolves.toEqual({ ok: true });
+    const first = randomUUID();
+    await a.publisher.publish([room], cleared(first));
+    await client.next(isCleared(first));
+
+    await expect(unsubscribe(client, room)).resolves.toEqual({ ok: true });
+    // A second listener on the same replica tells us when the next event has been delivered.
+    const witness = await connect(b.url, alice.cookie);
+    await expect(subscribe(witness, room)).resolves.toEqual({ ok: true });
+    const second = randomUUID();
+    await a.publisher.publish([room], cleared(second));
+    await witness.next(isCleared(second));
+    await sleep(200);
+    expect(client.events.filter(isCleared(second))).toEqual([]);
+  });
+
+  it('disconnects a handshake without a session cookie, or with an unknown one', async () => {
+    await expect(connect(a.url)).rejects.toThrow(REALTIME_UNAUTHENTICATED);
+    await expect(connect(b.url, 'lazyboy_session=0123456789abcdef')).rejects.toThrow(REALTIME_UNAUTHENTICATED);
+    await expect(connect(b.url, 'other=1')).rejects.toThrow(REALTIME_UNAUTHENTICATED);
+  });
+});

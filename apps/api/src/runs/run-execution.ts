@@ -1,0 +1,330 @@
+import { Logger } from '@nestjs/common';
+import {
+  emptyCheckpoint,
+  Runtime,
+  SERVICE_LIMITS,
+  type AgentEvent,
+  type Checkpoint,
+  type RunOutcome,
+  type RunResult,
+} from '@lazyboy/agent';
+import type { ChatMessage, ModelClient } from '@lazyboy/contracts';
+import type { Message, Run } from '../persistence/generated/client.js';
+import type { AcquiredScreen, RunScreens } from '../computers/run-screens.js';
+import { computerTools, describeStep } from '../agent-tools/index.js';
+import { StaleLeaseError, type RunLease, type RunsRepository } from './runs.repository.js';
+import { readRunState, type StoredRunState } from './run-state.js';
+import { serviceSystemPrompt } from './system-prompt.js';
+
+/** Why an execution stops before the loop finishes on its own. */
+export type StopReason = 'cancel' | 'shutdown' | 'lease_lost';
+
+/** Event types kept in RunEvent (deltas and heartbeats are not: they are noise once the run is over). */
+const STORED_EVENTS = new Set<AgentEvent['type']>([
+  'tool_call',
+  'tool_result',
+  'message',
+  'plan',
+  'question',
+  'progress',
+  'background',
+  'done',
+  'blocked',
+]);
+
+export interface ExecutionDeps {
+  runs: RunsRepository;
+  screens: RunScreens;
+  leaseMs: number;
+  model(run: RunContext): Promise<ModelClient>;
+  closeModel(client: ModelClient): Promise<void>;
+  /** The chat history before the run's trigger message, oldest first. */
+  history(run: RunContext): Promise<ChatMessage[]>;
+  publishRun(run: Run): Promise<void>;
+  publishMessage(message: Message): Promise<void>;
+  /** Writes an assistant message of the run (fenced by the lease). */
+  writeMessage(lease: RunLease, run: RunContext, text: string, progress: boolean): Promise<Message>;
+}
+
+export type RunContext = NonNullable<Awaited<ReturnType<RunsRepository['executionContext']>>>;
+
+/**
+ * One claimed run, executed to its end, its park, or the loss of its lease. Every write carries the
+ * lease's fence: once another executor has taken the run over, nothing of this one lands.
+ */
+export class RunExecution {
+  private readonly logger = new Logger('RunExecution');
+  private readonly abort = new AbortController();
+  private stopReason: StopReason | null = null;
+  private writes: Promise<void> = Promise.resolve();
+  private seq = 0;
+  private acquired: AcquiredScreen | null = null;
+  private lastStep: string | null = null;
+  private lastStepAt = 0;
+
+  readonly lease: RunLease;
+
+  constructor(
+    private readonly run: RunContext,
+    private readonly deps: ExecutionDeps,
+  ) {
+    this.lease = { runId: run.id, fence: run.leaseFence };
+  }
+
+  get runId(): string {
+    return this.run.id;
+  }
+
+  /** Stops at the next safe boundary: cancel (the run ends cancelled), shutdown (requeued), lease lost (hands off). */
+  stop(reason: StopReason): void {
+    if (this.stopReason) return;
+    this.stopReason = reason;
+    this.abort.abort(new Error(reason));
+  }
+
+  async execute(): Promise<void> {
+    const renewal = setInterval(() => void this.renew(), Math.max(250, Math.min(this.deps.leaseMs / 3, 30_000)));
+    renewal.unref();
+    let model: ModelClient | null = null;
+    try {
+      this.seq = await this.deps.runs.lastEventSeq(this.run.id);
+      await this.deps.runs.update(this.lease, {
+        status: 'running',
+        busyStep: 'thinking',
+        leaseExpiresAt: new Date(Date.now() + this.deps.leaseMs),
+      });
+      await this.publish();
+      model = await this.deps.model(this.run);
+      const result = await this.loop(model);
+      await this.flush();
+      await this.conclude(result);
+    } catch (error) {
+      await this.writes.catch(() => undefined);
+      if (error instanceof StaleLeaseError || this.stopReason === 'lease_lost') {
+        this.logger.warn(`run ${this.run.id}: lease lost to another executor; stopping without further writes`);
+      } else {
+        await this.fail(error);
+      }
+    } finally {
+      clearInterval(renewal);
+      if (model) await this.deps.closeModel(model).catch(() => undefined);
+      if (this.acquired) await this.deps.screens.release(this.run.id).catch(() => undefined);
+    }
+  }
+
+  private async loop(model: ModelClient): Promise<RunResult> {
+    const kind = this.run.kind;
+    const chatOnly = kind === 'chat';
+    const stored = readRunState(this.run.checkpoint);
+    const runtime = new Runtime({
+      model,
+      tools: chatOnly
+        ? []
+        : computerTools({
+            get: (signal: AbortSignal) => this.screen(signal),
+            // A newer fence on the screen: another executor holds this run now.
+            onLeaseLost: () => {
+              this.acquired = null;
+              this.stop('lease_lost');
+            },
+          }),
+      human: { mode: 'turn-ending' },
+      systemPrompt: serviceSystemPrompt({
+        botName: this.run.bot.name,
+        instructions: this.run.bot.instructions,
+        now: new Date(),
+        chatOnly,
+      }),
+      limits: SERVICE_LIMITS[kind],
+      chatOnly,
+      checkpoints: { save: (checkpoint) => this.saveCheckpoint(checkpoint) },
+    });
+    runtime.setEventHandler((event) => this.onEvent(event));
+    const signal = this.abort.signal;
+    if (stored) {
+      // A parked run answered or released, or a run whose executor died: continue from its checkpoint.
+      // recoverCheckpoint (inside run) turns an interrupted call into an explicit "outcome unknown".
+      return runtime.run({ resume: stored.agent, ...(stored.answer ? { answer: stored.answer } : {}), signal });
+    }
+    const base: Checkpoint = { ...emptyCheckpoint(), history: await this.deps.history(this.run) };
+    const text = triggerText(this.run);
+    return runtime.run({ ...(base.history.length > 0 ? { resume: base } : {}), message: text, signal });
+  }
+
+  private async screen(signal: AbortSignal): Promise<AcquiredScreen> {
+    if (this.acquired) return this.acquired;
+    this.acquired = await this.deps.screens.acquire({
+      workspaceId: this.run.workspaceId,
+      botId: this.run.botId,
+      runId: this.run.id,
+      signal,
+      onStep: (step) => this.setStep(step),
+    });
+    return this.acquired;
+  }
+
+  // --- what the loop reports --------------------------------------------------------------------
+
+  private onEvent(event: AgentEvent): void {
+    if (event.type === 'status' && event.status === 'thinking') this.setStep('thinking');
+    if (event.type === 'tool_call') this.setStep(describeStep(event.call.name, safeJson(event.call.arguments)));
+    if (event.type === 'message') {
+      this.enqueue(async () => {
+        const message = await this.deps.writeMessage(this.lease, this.run, event.text, event.progress);
+        await this.deps.publishMessage(message);
+      });
+    }
+    if (STORED_EVENTS.has(event.type)) {
+      const seq = ++this.seq;
+      this.enqueue(() =>
+        this.deps.runs.appendEvents(this.lease, this.run.workspaceId, [{ seq, type: event.type, payload: eventPayload(event) }]),
+      );
+    }
+  }
+
+  private setStep(step: string): void {
+    if (step === this.lastStep && Date.now() - this.lastStepAt < 1_000) return;
+    this.lastStep = step;
+    this.lastStepAt = Date.now();
+    this.enqueue(async () => {
+      await this.deps.runs.update(this.lease, { busyStep: step });
+      await this.publish();
+    });
+  }
+
+  /** Writes happen one after another, in event order; the first stale one stops the run. */
+  private enqueue(write: () => Promise<unknown>): void {
+    this.writes = this.writes.then(async () => {
+      if (this.stopReason === 'lease_lost') return;
+      try {
+        await write();
+      } catch (error) {
+        if (error instanceof StaleLeaseError) this.stop('lease_lost');
+        else this.logger.warn(`run ${this.run.id}: a write failed: ${(error as Error).message}`);
+      }
+    });
+  }
+
+  private async flush(): Promise<void> {
+    await this.writes;
+    if (this.stopReason === 'lease_lost') throw new StaleLeaseError(this.run.id);
+  }
+
+  private async saveCheckpoint(checkpoint: Checkpoint): Promise<void> {
+    await this.flush();
+    try {
+      await this.deps.runs.saveState(this.lease, { agent: checkpoint }, checkpoint.roundsUsed, this.deps.leaseMs);
+    } catch (error) {
+      if (error instanceof StaleLeaseError) this.stop('lease_lost');
+      throw error;
+    }
+  }
+
+  private async renew(): Promise<void> {
+    try {
+      const { held, cancelRequested } = await this.deps.runs.renew(this.lease, this.deps.leaseMs);
+      if (!held) this.stop('lease_lost');
+      else if (cancelRequested) this.stop('cancel');
+    } catch (error) {
+      this.logger.warn(`run ${this.run.id}: lease renewal failed: ${(error as Error).message}`);
+    }
+  }
+
+  // --- how it ends --------------------------------------------------------------------------------
+
+  private async conclude({ outcome, checkpoint }: RunResult): Promise<void> {
+    const state: StoredRunState = { agent: checkpoint };
+    if (this.stopReason === 'lease_lost') throw new StaleLeaseError(this.run.id);
+    if (outcome.status === 'cancelled') {
+      if (this.stopReason === 'shutdown') {
+        // This process is going away: hand the run back to the queue; another executor resumes it.
+        await this.deps.runs.update(this.lease, { status: 'queued', leaseOwner: null, leaseExpiresAt: null, busyStep: null });
+        return this.publish();
+      }
+      await this.deps.runs.finish(this.lease, { status: 'cancelled', state });
+      return this.publish();
+    }
+    const text = outcomeText(outcome);
+    if (text) await this.say(text);
+    switch (outcome.status) {
+      case 'waiting_input':
+      case 'waiting_takeover':
+        await this.deps.runs.park(this.lease, outcome.status, state, { text });
+        break;
+      case 'done':
+        await this.deps.runs.finish(this.lease, { status: 'completed', result: { text }, state });
+        break;
+      case 'blocked':
+        await this.deps.runs.finish(this.lease, {
+          status: 'blocked',
+          result: { text },
+          errorCode: outcome.code,
+          errorMessage: outcome.reason,
+          state,
+        });
+        break;
+    }
+    await this.publish();
+  }
+
+  private async fail(error: unknown): Promise<void> {
+    const code = (error as { code?: unknown }).code;
+    const errorCode = typeof code === 'string' ? code : 'EXECUTION_FAILED';
+    const message = (error as Error).message ?? String(error);
+    this.logger.error(`run ${this.run.id} failed: ${message}`);
+    try {
+      await this.say(`I could not run this: ${message}`);
+      await this.deps.runs.finish(this.lease, { status: 'failed', errorCode, errorMessage: message });
+      await this.publish();
+    } catch (inner) {
+      if (!(inner instanceof StaleLeaseError))
+        this.logger.error(`run ${this.run.id}: recording the failure failed: ${(inner as Error).message}`);
+    }
+  }
+
+  private async say(text: string): Promise<void> {
+    const message = await this.deps.writeMessage(this.lease, this.run, text, false);
+    await this.deps.publishMessage(message);
+  }
+
+  private async publish(): Promise<void> {
+    const run = await this.deps.runs.findById(this.run.id);
+    if (run) await this.deps.publishRun(run);
+  }
+}
+
+function triggerText(run: RunContext): string {
+  const content = run.triggerMessage?.content as { text?: unknown } | null | undefined;
+  return typeof content?.text === 'string' ? content.text : '';
+}
+
+/** The text people see when the run ends or parks. */
+function outcomeText(outcome: RunOutcome): string {
+  switch (outcome.status) {
+    case 'done':
+      return outcome.summary;
+    case 'blocked':
+      return outcome.reason;
+    case 'waiting_input':
+    case 'waiting_takeover':
+      return outcome.question.draft ? `${outcome.question.prompt}\n\n${outcome.question.draft}` : outcome.question.prompt;
+    case 'cancelled':
+      return '';
+  }
+}
+
+function safeJson(text: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === 'object' ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** What a stored event keeps: tool calls without their arguments' secrets (typed text is dropped). */
+function eventPayload(event: AgentEvent): unknown {
+  if (event.type === 'tool_call')
+    return { name: event.call.name, step: describeStep(event.call.name, safeJson(event.call.arguments)) };
+  return event;
+}

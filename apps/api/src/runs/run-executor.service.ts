@@ -1,0 +1,136 @@
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import type { ModelClient } from '@lazyboy/contracts';
+import { closeModelClient, createModelClient, resolveModelBackend } from '@lazyboy/model';
+import { modelSettingsSchema } from '@lazyboy/contracts';
+import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
+import type { Message } from '../persistence/generated/client.js';
+import { RunScreens } from '../computers/run-screens.js';
+import { BotsService } from '../bots/bots.service.js';
+import { RealtimePublisher } from '../realtime/realtime-publisher.js';
+import { toMessageView } from '../sessions/message-views.js';
+import { RunExecution, type RunContext } from './run-execution.js';
+import { RunMessagesRepository } from './run-messages.repository.js';
+import { RunSignals } from './run-signals.js';
+import { RunsRepository, type RunLease } from './runs.repository.js';
+import { RunsService } from './runs.service.js';
+
+/** Executors also look at the queue this often, for wake-ups lost while Redis was away and for expired leases. */
+const SWEEP_MS = 2_000;
+/** How many earlier chat messages a new run sees. */
+const CONTEXT_LIMIT = 40;
+
+/**
+ * The run executor of this API replica (when LAZYBOY_RUNNER is not false): claims queued runs with fenced
+ * leases as soon as Redis rings, up to LAZYBOY_RUN_CONCURRENCY at once, and drives each through the agent
+ * loop. Postgres is the queue; Redis only saves the polling delay.
+ */
+@Injectable()
+export class RunExecutor implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(RunExecutor.name);
+  readonly owner = `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private readonly active = new Map<string, { execution: RunExecution; done: Promise<void> }>();
+  private pumping = false;
+  private pumpAgain = false;
+  private sweep: NodeJS.Timeout | null = null;
+  private closing = false;
+
+  constructor(
+    @Inject(API_CONFIG) private readonly config: ApiConfig,
+    private readonly runs: RunsRepository,
+    private readonly messages: RunMessagesRepository,
+    private readonly signals: RunSignals,
+    private readonly service: RunsService,
+    private readonly screens: RunScreens,
+    private readonly bots: BotsService,
+    private readonly realtime: RealtimePublisher,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!this.config.LAZYBOY_RUNNER) return;
+    this.signals.onWake(() => this.pump());
+    this.signals.onStop((runId) => this.active.get(runId)?.execution.stop('cancel'));
+    this.sweep = setInterval(() => this.pump(), SWEEP_MS);
+    this.sweep.unref();
+    this.pump();
+  }
+
+  /** Runs this executor holds right now. */
+  activeRunIds(): string[] {
+    return [...this.active.keys()];
+  }
+
+  /** Claims runs until the queue is empty or every slot is busy; one pump at a time, re-run if rung meanwhile. */
+  pump(): void {
+    if (this.closing) return;
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = true;
+    void (async () => {
+      try {
+        do {
+          this.pumpAgain = false;
+          while (!this.closing && this.active.size < this.config.LAZYBOY_RUN_CONCURRENCY) {
+            const claimed = await this.runs.claimNext(this.owner, this.config.LAZYBOY_RUN_LEASE_MS);
+            if (!claimed) break;
+            const context = await this.runs.executionContext(claimed.id);
+            if (context) this.start(context);
+          }
+        } while (this.pumpAgain && !this.closing);
+      } catch (error) {
+        this.logger.warn(`claiming runs failed: ${(error as Error).message}`);
+      } finally {
+        this.pumping = false;
+      }
+    })();
+  }
+
+  private start(run: RunContext): void {
+    const execution = new RunExecution(run, {
+      runs: this.runs,
+      screens: this.screens,
+      leaseMs: this.config.LAZYBOY_RUN_LEASE_MS,
+      model: (r) => this.modelFor(r),
+      closeModel: (client: ModelClient) => closeModelClient(client),
+      history: (r) => this.messages.history(r, CONTEXT_LIMIT),
+      publishRun: (r) => this.service.publish(r),
+      publishMessage: (m: Message) =>
+        this.realtime.publish([{ kind: 'session', id: m.sessionId }], { type: 'message.created', message: toMessageView(m) }),
+      writeMessage: (lease: RunLease, r: RunContext, text: string, progress: boolean) =>
+        this.messages.write(lease, r, text, progress),
+    });
+    const done = execution
+      .execute()
+      .catch((error: unknown) => this.logger.error(`run ${run.id}: ${(error as Error).message}`))
+      .finally(() => {
+        this.active.delete(run.id);
+        // The agent is free again: a run queued behind this one may start (here or on another replica).
+        void this.signals.wake();
+        this.pump();
+      });
+    this.active.set(run.id, { execution, done });
+  }
+
+  private async modelFor(run: RunContext): Promise<ModelClient> {
+    const botSettings = modelSettingsSchema.safeParse(run.bot.modelSettings);
+    const workspaceSettings = modelSettingsSchema.safeParse(run.workspace.modelSettings);
+    const apiKey = await this.bots.modelApiKey(run.botId);
+    const backend = resolveModelBackend({
+      bot: { settings: botSettings.success ? botSettings.data : {}, ...(apiKey ? { apiKey } : {}) },
+      workspace: { settings: workspaceSettings.success ? workspaceSettings.data : {} },
+      env: process.env,
+    });
+    return createModelClient(backend);
+  }
+
+  /** A stopping replica hands its runs back to the queue (they resume elsewhere from their checkpoints). */
+  async onApplicationShutdown(): Promise<void> {
+    this.closing = true;
+    if (this.sweep) clearInterval(this.sweep);
+    for (const { execution } of this.active.values()) execution.stop('shutdown');
+    await Promise.all([...this.active.values()].map((a) => a.done));
+  }
+}

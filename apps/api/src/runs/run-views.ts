@@ -1,0 +1,28 @@
+import type { RunView } from '@lazyboy/contracts';
+import type { Run } from '../persistence/generated/client.js';
+import { pendingQuestionOf } from './run-state.js';
+
+export function toRunView(run: Run): RunView {
+  const question = run.status === 'waiting_input' || run.status === 'waiting_takeover' ? pendingQuestionOf(run.checkpoint) : null;
+  const result = run.result as { text?: unknown } | null;
+  return {
+    id: run.id,
+    workspaceId: run.workspaceId,
+    botId: run.botId,
+    sessionId: run.sessionId,
+    kind: run.kind,
+    status: run.status,
+    busyStep: run.busyStep,
+    roundsUsed: run.roundsUsed,
+    question: question
+      ? { kind: question.kind, prompt: question.prompt, ...(question.draft === undefined ? {} : { draft: question.draft }) }
+      : null,
+    resultText: typeof result?.text === 'string' ? result.text : null,
+    errorCode: run.errorCode,
+    errorMessage: run.errorMessage,
+    cancelRequested: run.cancelRequestedAt !== null,
+    createdAt: run.createdAt.toISOString(),
+    startedAt: run.startedAt?.toISOString() ?? null,
+    finishedAt: run.finishedAt?.toISOString() ?? null,
+  };
+}

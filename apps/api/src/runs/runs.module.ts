@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { BotsModule } from '../bots/bots.module.js';
+import { ComputersModule } from '../computers/computers.module.js';
+import { RunExecutor } from './run-executor.service.js';
+import { RunMessagesRepository } from './run-messages.repository.js';
+import { RunSignals } from './run-signals.js';
+import { RunsController } from './runs.controller.js';
+import { RunsRepository } from './runs.repository.js';
+import { RunsService } from './runs.service.js';
+
+@Module({
+  imports: [BotsModule, ComputersModule],
+  controllers: [RunsController],
+  providers: [RunsRepository, RunMessagesRepository, RunSignals, RunsService, RunExecutor],
+  exports: [RunsService, RunsRepository, RunExecutor],
+})
+export class RunsModule {}

@@ -1,0 +1,233 @@
+import { Injectable } from '@nestjs/common';
+import { ACTIVE_RUN_STATUSES, type RunStatus } from '@lazyboy/contracts';
+import type { HumanAnswer } from '@lazyboy/agent';
+import { Prisma, type Run } from '../persistence/generated/client.js';
+import { PrismaService } from '../persistence/prisma.service.js';
+import { readRunState, type StoredRunResult, type StoredRunState } from './run-state.js';
+import type { Principal } from '../auth/principal.js';
+import { visibleWorkspaces } from '../tenancy/workspace-scope.js';
+
+/** The run's lease moved on (expired and taken by another executor, or the run ended): this holder may not write. */
+export class StaleLeaseError extends Error {
+  override readonly name = 'StaleLeaseError';
+  constructor(readonly runId: string) {
+    super(`run ${runId}: the lease is no longer ours`);
+  }
+}
+
+/** A lease an executor holds on a run: every write carries the fence and is refused once it is stale. */
+export interface RunLease {
+  runId: string;
+  fence: bigint;
+}
+
+const EXECUTING: RunStatus[] = ['leased', 'running'];
+const json = (value: unknown) => value as Prisma.InputJsonValue;
+
+@Injectable()
+export class RunsRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  // --- the queue ----------------------------------------------------------------------------
+
+  /**
+   * Leases the oldest runnable run: a queued one, or an executing one whose lease expired (its executor
+   * died), never one of an agent that already has another active run, and per agent in arrival order.
+   * One statement: SKIP LOCKED lets executors claim side by side without waiting on each other.
+   */
+  async claimNext(owner: string, leaseMs: number): Promise<Run | null> {
+    const rows = await this.prisma.$queryRaw<{ id: string }[]>`
+      WITH candidate AS (
+        SELECT r.id FROM "Run" r
+        WHERE (r.status = 'queued' OR (r.status IN ('leased', 'running') AND r."leaseExpiresAt" < now()))
+          AND NOT EXISTS (
+            SELECT 1 FROM "Run" o
+            WHERE o."botId" = r."botId" AND o.id <> r.id
+              AND o.status IN ('leased', 'running', 'waiting_takeover', 'waiting_input'))
+          AND NOT EXISTS (
+            SELECT 1 FROM "Run" e
+            WHERE e."botId" = r."botId" AND e.status = 'queued' AND (e."createdAt", e.id) < (r."createdAt", r.id))
+        ORDER BY r."createdAt", r.id
+        LIMIT 1
+        FOR UPDATE OF r SKIP LOCKED
+      )
+      UPDATE "Run" SET
+        status = 'leased',
+        "leaseOwner" = ${owner},
+        "leaseFence" = "Run"."leaseFence" + 1,
+        "leaseExpiresAt" = now() + ${leaseMs} * interval '1 millisecond',
+        "startedAt" = coalesce("Run"."startedAt", now()),
+        "updatedAt" = now()
+      FROM candidate WHERE "Run".id = candidate.id
+      RETURNING "Run".id`;
+    const id = rows[0]?.id;
+    return id ? this.prisma.run.findUnique({ where: { id } }) : null;
+  }
+
+  /** Extends the lease; false when it is no longer ours. Also says whether someone asked to stop the run. */
+  async renew(lease: RunLease, leaseMs: number): Promise<{ held: boolean; cancelRequested: boolean }> {
+    const rows = await this.prisma.$queryRaw<{ cancelRequestedAt: Date | null }[]>`
+      UPDATE "Run" SET "leaseExpiresAt" = now() + ${leaseMs} * interval '1 millisecond'
+      WHERE id = ${lease.runId}::uuid AND "leaseFence" = ${lease.fence} AND status IN ('leased', 'running')
+      RETURNING "cancelRequestedAt"`;
+    const row = rows[0];
+    return { held: row !== undefined, cancelRequested: row !== undefined && row.cancelRequestedAt !== null };
+  }
+
+  /** A fenced update of the run itself. */
+  async update(
+    lease: RunLease,
+    data: Prisma.RunUpdateManyMutationInput,
+    client: Prisma.TransactionClient = this.prisma,
+  ): Promise<void> {
+    const { count } = await client.run.updateMany({
+      where: { id: lease.runId, leaseFence: lease.fence, status: { in: EXECUTING } },
+      data,
+    });
+    if (count !== 1) throw new StaleLeaseError(lease.runId);
+  }
+
+  /** Runs `work` in a transaction that first proves the lease is still ours (and locks the row). */
+  async withLease<T>(lease: RunLease, work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
+    return this.prisma.$transaction(async (tx) => {
+      await this.update(lease, { updatedAt: new Date() }, tx);
+      return work(tx);
+    });
+  }
+
+  async saveState(lease: RunLease, state: StoredRunState, roundsUsed: number, leaseMs: number): Promise<void> {
+    await this.update(lease, {
+      checkpoint: json(state),
+      roundsUsed,
+      leaseExpiresAt: new Date(Date.now() + leaseMs),
+    });
+  }
+
+  /** Ends the run (final status) and gives up the lease. */
+  async finish(
+    lease: RunLease,
+    outcome: { status: RunStatus; result?: StoredRunResult; errorCode?: string; errorMessage?: string; state?: StoredRunState },
+  ): Promise<Run> {
+    await this.update(lease, {
+      status: outcome.status,
+      busyStep: null,
+      leaseOwner: null,
+      leaseExpiresAt: null,
+      finishedAt: new Date(),
+      ...(outcome.result ? { result: json(outcome.result) } : {}),
+      ...(outcome.errorCode ? { errorCode: outcome.errorCode, errorMessage: outcome.errorMessage ?? null } : {}),
+      ...(outcome.state ? { checkpoint: json(outcome.state) } : {}),
+    });
+    return this.prisma.run.findUniqueOrThrow({ where: { id: lease.runId } });
+  }
+
+  /** Parks the run until an answer or a release; the lease is given up meanwhile. */
+  async park(
+    lease: RunLease,
+    status: 'waiting_input' | 'waiting_takeover',
+    state: StoredRunState,
+    result: StoredRunResult,
+  ): Promise<Run> {
+    await this.update(lease, {
+      status,
+      busyStep: null,
+      leaseOwner: null,
+      leaseExpiresAt: null,
+      checkpoint: json(state),
+      roundsUsed: state.agent.roundsUsed,
+      result: json(result),
+    });
+    return this.prisma.run.findUniqueOrThrow({ where: { id: lease.runId } });
+  }
+
+  /** Puts a parked run back in the queue with the answer it waited for; null when it was not parked so. */
+  async resume(
+    runId: string,
+    from: 'waiting_input' | 'waiting_takeover',
+    answer: HumanAnswer,
+    tx: Prisma.TransactionClient = this.prisma,
+  ): Promise<Run | null> {
+    const run = await tx.run.findUnique({ where: { id: runId } });
+    const state = readRunState(run?.checkpoint);
+    if (!run || run.status !== from || !state) return null;
+    const { count } = await tx.run.updateMany({
+      where: { id: runId, status: from, updatedAt: run.updatedAt },
+      data: { status: 'queued', checkpoint: json({ ...state, answer }), busyStep: null },
+    });
+    return count === 1 ? tx.run.findUnique({ where: { id: runId } }) : null;
+  }
+
+  // --- stop ---------------------------------------------------------------------------------
+
+  /**
+   * Stops a run: one that no executor holds (queued, parked) is cancelled at once; an executing one is
+   * flagged, and its executor stops at the next safe boundary.
+   */
+  async requestCancel(runId: string): Promise<Run | null> {
+    const now = new Date();
+    await this.prisma.run.updateMany({
+      where: { id: runId, status: { in: ['queued', 'waiting_input', 'waiting_takeover'] } },
+      data: {
+        status: 'cancelled',
+        cancelRequestedAt: now,
+        finishedAt: now,
+        busyStep: null,
+        leaseOwner: null,
+        leaseExpiresAt: null,
+      },
+    });
+    await this.prisma.run.updateMany({
+      where: { id: runId, status: { in: EXECUTING }, cancelRequestedAt: null },
+      data: { cancelRequestedAt: now },
+    });
+    return this.prisma.run.findUnique({ where: { id: runId } });
+  }
+
+  // --- reads --------------------------------------------------------------------------------
+
+  async findVisible(principal: Principal, runId: string): Promise<Run | null> {
+    return this.prisma.run.findFirst({ where: { id: runId, workspace: visibleWorkspaces(principal) } });
+  }
+
+  async findById(runId: string): Promise<Run | null> {
+    return this.prisma.run.findUnique({ where: { id: runId } });
+  }
+
+  async activeRunOfBot(botId: string, statuses: readonly RunStatus[] = ACTIVE_RUN_STATUSES): Promise<Run | null> {
+    return this.prisma.run.findFirst({ where: { botId, status: { in: [...statuses] } }, orderBy: { createdAt: 'asc' } });
+  }
+
+  async activeRunsOfSession(sessionId: string): Promise<Run[]> {
+    return this.prisma.run.findMany({ where: { sessionId, status: { in: ['queued', ...ACTIVE_RUN_STATUSES] } } });
+  }
+
+  /** Everything the executor needs to start a run. */
+  async executionContext(runId: string) {
+    return this.prisma.run.findUnique({
+      where: { id: runId },
+      include: { bot: true, workspace: true, session: true, triggerMessage: true },
+    });
+  }
+
+  async events(runId: string, afterSeq: number, limit: number) {
+    return this.prisma.runEvent.findMany({ where: { runId, seq: { gt: afterSeq } }, orderBy: { seq: 'asc' }, take: limit });
+  }
+
+  async lastEventSeq(runId: string): Promise<number> {
+    const last = await this.prisma.runEvent.findFirst({ where: { runId }, orderBy: { seq: 'desc' }, select: { seq: true } });
+    return last?.seq ?? 0;
+  }
+
+  async appendEvents(
+    lease: RunLease,
+    workspaceId: string,
+    events: { seq: number; type: string; payload: unknown }[],
+  ): Promise<void> {
+    if (events.length === 0) return;
+    await this.withLease(lease, (tx) =>
+      tx.runEvent.createMany({
+        data: events.map((e) => ({ runId: lease.runId, workspaceId, seq: e.seq, type: e.type, payload: json(e.payload) })),
+      }),
+    );
+  }
+}

@@ -1,0 +1,94 @@
+import { Injectable } from '@nestjs/common';
+import type { RunEventView, RunView } from '@lazyboy/contracts';
+import type { Run } from '../persistence/generated/client.js';
+import { ApiError, notFound } from '../common/api-error.js';
+import type { Principal } from '../auth/principal.js';
+import { RealtimePublisher } from '../realtime/realtime-publisher.js';
+import { RunSignals } from './run-signals.js';
+import { RunsRepository } from './runs.repository.js';
+import { toRunView } from './run-views.js';
+
+/** Runs as people see and steer them: read, stop, answer; and the hooks other modules call. */
+@Injectable()
+export class RunsService {
+  constructor(
+    private readonly runs: RunsRepository,
+    private readonly signals: RunSignals,
+    private readonly realtime: RealtimePublisher,
+  ) {}
+
+  async get(principal: Principal, runId: string): Promise<RunView> {
+    return toRunView(await this.visible(principal, runId));
+  }
+
+  async events(principal: Principal, runId: string, afterSeq: number, limit: number): Promise<RunEventView[]> {
+    const run = await this.visible(principal, runId);
+    const events = await this.runs.events(run.id, afterSeq, limit);
+    return events.map((e) => ({ seq: e.seq, type: e.type, payload: e.payload, createdAt: e.createdAt.toISOString() }));
+  }
+
+  /** Stop: at once for a run no executor holds, at the next safe boundary for an executing one. */
+  async cancel(principal: Principal, runId: string): Promise<RunView> {
+    const run = await this.visible(principal, runId);
+    return toRunView(await this.stop(run.id));
+  }
+
+  /** Stop by id, for the admin dashboard and for clearing a chat. */
+  async stop(runId: string): Promise<Run> {
+    const run = await this.runs.requestCancel(runId);
+    if (!run) throw notFound('run');
+    if (run.status === 'leased' || run.status === 'running') await this.signals.stop(run.id);
+    else await this.signals.wake(); // the agent is free: whatever queued behind it may start
+    await this.publish(run);
+    return run;
+  }
+
+  async stopSessionRuns(sessionId: string): Promise<void> {
+    for (const run of await this.runs.activeRunsOfSession(sessionId)) await this.stop(run.id);
+  }
+
+  /** Answers a run parked in waiting_input without writing a chat message (automation). */
+  async answer(principal: Principal, runId: string, text: string): Promise<RunView> {
+    const run = await this.visible(principal, runId);
+    const resumed = await this.runs.resume(run.id, 'waiting_input', { kind: 'answer', text });
+    if (!resumed) throw new ApiError('CONFLICT', `the run is ${run.status}, not waiting for an answer`);
+    await this.queued();
+    await this.publish(resumed);
+    return toRunView(resumed);
+  }
+
+  /**
+   * A person handed the screen back: the agent's run parked in waiting_takeover continues from the current
+   * screen. Returns the resumed run, if there was one.
+   */
+  async resumeAfterRelease(botId: string): Promise<Run | null> {
+    const parked = await this.runs.activeRunOfBot(botId, ['waiting_takeover']);
+    if (!parked) return null;
+    const resumed = await this.runs.resume(parked.id, 'waiting_takeover', { kind: 'resumed' });
+    if (resumed) {
+      await this.queued();
+      await this.publish(resumed);
+    }
+    return resumed;
+  }
+
+  /** Rings the executors' doorbell after a run was queued. */
+  async queued(): Promise<void> {
+    await this.signals.wake();
+  }
+
+  async publish(run: Run): Promise<void> {
+    const rooms = [
+      { kind: 'workspace' as const, id: run.workspaceId },
+      { kind: 'bot' as const, id: run.botId },
+      ...(run.sessionId ? [{ kind: 'session' as const, id: run.sessionId }] : []),
+    ];
+    await this.realtime.publish(rooms, { type: 'run.updated', run: toRunView(run) });
+  }
+
+  private async visible(principal: Principal, runId: string): Promise<Run> {
+    const run = await this.runs.findVisible(principal, runId);
+    if (!run) throw notFound('run');
+    return run;
+  }
+}

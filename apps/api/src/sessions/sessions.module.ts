@@ -1,0 +1,8 @@
+import { Module } from '@nestjs/common';
+import { RunsModule } from '../runs/runs.module.js';
+import { SessionsController } from './sessions.controller.js';
+import { SessionsRepository } from './sessions.repository.js';
+import { SessionsService } from './sessions.service.js';
+
+@Module({ imports: [RunsModule], controllers: [SessionsController], providers: [SessionsRepository, SessionsService] })
+export class SessionsModule {}

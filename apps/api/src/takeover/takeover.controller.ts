@@ -1,0 +1,40 @@
+import { Controller, Post, Req } from '@nestjs/common';
+import { takeoverResponseSchema, type TakeoverResponse } from '@lazyboy/contracts';
+import type { Request } from 'express';
+import { CurrentPrincipal, type Principal } from '../auth/principal.js';
+import { ApiRoute } from '../common/route-docs.js';
+import { IdParam } from '../common/zod-params.js';
+import { TakeoverService } from './takeover.service.js';
+
+@Controller('api/bots/:botId/computer')
+export class TakeoverController {
+  constructor(private readonly takeover: TakeoverService) {}
+
+  @Post('takeover')
+  @ApiRoute({
+    summary: "Take control of the agent's screen (15 min, renewed by the viewer heartbeat); its run parks at the next action",
+    response: takeoverResponseSchema,
+    tag: 'computers',
+  })
+  take(
+    @CurrentPrincipal() principal: Principal,
+    @IdParam('botId') botId: string,
+    @Req() req: Request,
+  ): Promise<TakeoverResponse> {
+    return this.takeover.take(principal, botId, req.ip ?? null);
+  }
+
+  @Post('release')
+  @ApiRoute({
+    summary: 'Hand the screen back to the agent; a run parked in waiting_takeover continues from the current screen',
+    response: takeoverResponseSchema,
+    tag: 'computers',
+  })
+  release(
+    @CurrentPrincipal() principal: Principal,
+    @IdParam('botId') botId: string,
+    @Req() req: Request,
+  ): Promise<TakeoverResponse> {
+    return this.takeover.release(principal, botId, req.ip ?? null);
+  }
+}

@@ -1,0 +1,39 @@
+import { Injectable } from '@nestjs/common';
+import type { TakeoverResponse } from '@lazyboy/contracts';
+import type { Principal } from '../auth/principal.js';
+import { ComputersService } from '../computers/computers.service.js';
+import { ScreenControlService } from '../computers/screen-control.service.js';
+import { RunsRepository } from '../runs/runs.repository.js';
+import { RunsService } from '../runs/runs.service.js';
+import { toRunView } from '../runs/run-views.js';
+
+/**
+ * Takeover joins the two sides: the screen's control lease (computers) and the agent's run (runs). While a
+ * person holds control the worker refuses the agent's actions, so the run parks in waiting_takeover at its
+ * next desktop action; the release resumes it from the current screen.
+ */
+@Injectable()
+export class TakeoverService {
+  constructor(
+    private readonly computers: ComputersService,
+    private readonly control: ScreenControlService,
+    private readonly runs: RunsService,
+    private readonly runsRepository: RunsRepository,
+  ) {}
+
+  async take(principal: Principal, botId: string, ip: string | null): Promise<TakeoverResponse> {
+    const bot = await this.computers.visibleBot(principal, botId);
+    const change = await this.control.takeControl(bot.id, principal.userId, { ip });
+    const run = await this.runsRepository.activeRunOfBot(bot.id);
+    return { screen: change.screen, run: run ? toRunView(run) : null };
+  }
+
+  async release(principal: Principal, botId: string, ip: string | null): Promise<TakeoverResponse> {
+    const bot = await this.computers.visibleBot(principal, botId);
+    const change = await this.control.releaseControl(bot.id, principal.userId, { ip });
+    const resumed = await this.runs.resumeAfterRelease(bot.id);
+    const run = resumed ?? (await this.runsRepository.activeRunOfBot(bot.id));
+    const screen = change?.screen ?? (await this.computers.botComputerView(bot)).screen;
+    return { screen, run: run ? toRunView(run) : null };
+  }
+}

@@ -1,0 +1,7 @@
+import { Module } from '@nestjs/common';
+import { WorkspacesController } from './workspaces.controller.js';
+import { WorkspacesService } from './workspaces.service.js';
+
+/** /api/workspaces: workspaces and members (TenancyCoreModule and AuditModule are global). */
+@Module({ controllers: [WorkspacesController], providers: [WorkspacesService], exports: [WorkspacesService] })
+export class WorkspacesModule {}

@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import type { MeView } from '@lazyboy/contracts';
+
+export interface TestUser {
+  email: string;
+  password: string;
+  displayName: string;
+  /** `lazyboy_session=…`, ready for a Cookie request header. */
+  cookie: string;
+  userId: string;
+  /** The personal workspace sign-up created (the user owns it). */
+  workspaceId: string;
+}
+
+export interface SignUpOverrides {
+  email?: string;
+  password?: string;
+  displayName?: string;
+}
+
+/**
+ * Signs up a fresh user over HTTP (POST /api/auth/signup) with a unique email and returns their session
+ * cookie and personal workspace: an authenticated caller for any suite.
+ *
+ *   const alice = await signUp(app.url);
+ *   await request(app.url).get('/api/workspaces').set('Cookie', alice.cookie);
+ */
+export async function signUp(baseUrl: string, overrides: SignUpOverrides = {}): Promise<TestUser> {
+  const id = randomUUID();
+  const email = overrides.email ?? `user-${id}@example.test`;
+  const password = overrides.password ?? `password-${id}`;
+  const displayName = overrides.displayName ?? `User ${id.slice(0, 8)}`;
+  const res = await fetch(new URL('/api/auth/signup', baseUrl), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password, displayName }),
+  });
+  if (res.status !== 201) throw new Error(`sign-up of ${email} answered ${res.status}: ${await res.text()}`);
+  const cookie = sessionCookieOf(res.headers.getSetCookie());
+  if (!cookie) throw new Error('sign-up set no session cookie');
+  const me = (await res.json()) as MeView;
+  const workspace = me.workspaces[0];
+  if (!workspace) throw new Error('sign-up created no workspace');
+  return { email: me.user.email, password, displayName, cookie, userId: me.user.id, workspaceId: workspace.id };
+}
+
+/** Signs an existing user in again (a second session); returns the new cookie. */
+export async function logIn(baseUrl: string, email: string, password: string): Promise<string> {
+  const res = await fetch(new URL('/api/auth/login', baseUrl), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
+  if (res.status !== 200) throw new Error(`login of ${email} answered ${res.status}: ${await res.text()}`);
+  const cookie = sessionCookieOf(res.headers.getSetCookie());
+  if (!cookie) throw new Error('login set no session cookie');
+  return cookie;
+}
+
+/** Creates an API token for a signed-in user (optionally limited to one workspace); returns the secret. */
+export async function createApiToken(baseUrl: string, cookie: string, workspaceId?: string): Promise<string> {
+  const res = await fetch(new URL('/api/auth/tokens', baseUrl), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie },
+    body: JSON.stringify({ name: `test token ${randomUUID().slice(0, 8)}`, ...(workspaceId ? { workspaceId } : {}) }),
+  });
+  if (res.status !== 201) throw new Error(`token creation answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { token: string }).token;
+}
+
+/** `{ Authorization: 'Bearer …' }` for an API token. */
+export function bearer(token: string): { Authorization: string } {
+  return { Authorization: `Bearer ${token}` };
+}
+
+/** The `name=value` part of the session cookie among Set-Cookie headers. */
+export function sessionCookieOf(setCookies: readonly string[]): string | undefined {
+  return setCookies
+    .map((header) => header.split(';')[0]!.trim())
+    .find((pair) => pair.startsWith('lazyboy_session=') && pair.length > 16);
+}

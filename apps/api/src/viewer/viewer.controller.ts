@@ -1,0 +1,62 @@
+import { Controller, HttpCode, Post } from '@nestjs/common';
+import {
+  botComputerViewSchema,
+  viewerTicketRedeemRequestSchema,
+  viewerTicketRedeemResponseSchema,
+  viewerTicketRequestSchema,
+  viewerTicketResponseSchema,
+  type BotComputerView,
+  type ViewerTicketRedeemRequest,
+  type ViewerTicketRedeemResponse,
+  type ViewerTicketRequest,
+  type ViewerTicketResponse,
+} from '@lazyboy/contracts';
+import { CurrentPrincipal, Public, type Principal } from '../auth/principal.js';
+import { ApiRoute } from '../common/route-docs.js';
+import { IdParam, ZodBody } from '../common/zod-params.js';
+import { ViewerService } from './viewer.service.js';
+
+@Controller('api')
+export class ViewerController {
+  constructor(private readonly viewer: ViewerService) {}
+
+  @Post('bots/:botId/computer/heartbeat')
+  @HttpCode(200)
+  @ApiRoute({
+    summary: "A viewer is watching the agent's screen (every 2 s): keeps the computer awake, renews the viewer's takeover",
+    response: botComputerViewSchema,
+    tag: 'viewer',
+  })
+  async heartbeat(@CurrentPrincipal() principal: Principal, @IdParam('botId') botId: string): Promise<BotComputerView> {
+    return this.viewer.heartbeat(principal, botId);
+  }
+
+  @Post('bots/:botId/computer/viewer-ticket')
+  @HttpCode(201)
+  @ApiRoute({
+    summary: "A 60-second ticket to watch (or, holding control, drive) the agent's screen",
+    response: viewerTicketResponseSchema,
+    status: 201,
+    tag: 'viewer',
+  })
+  async ticket(
+    @CurrentPrincipal() principal: Principal,
+    @IdParam('botId') botId: string,
+    @ZodBody(viewerTicketRequestSchema) body: ViewerTicketRequest,
+  ): Promise<ViewerTicketResponse> {
+    return this.viewer.issue(principal, botId, body.mode);
+  }
+
+  /** Called by the web server: the ticket is the credential, redeemed once. */
+  @Public()
+  @Post('viewer/redeem')
+  @HttpCode(200)
+  @ApiRoute({
+    summary: "Redeems a viewer ticket: the screen's VNC websocket to proxy",
+    response: viewerTicketRedeemResponseSchema,
+    tag: 'viewer',
+  })
+  async redeem(@ZodBody(viewerTicketRedeemRequestSchema) body: ViewerTicketRedeemRequest): Promise<ViewerTicketRedeemResponse> {
+    return this.viewer.redeem(body.ticket);
+  }
+}

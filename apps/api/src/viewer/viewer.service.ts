@@ -1,0 +1,101 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  screensResponseSchema,
+  type BotComputerView,
+  type ViewerTicketRedeemResponse,
+  type ViewerTicketResponse,
+} from '@lazyboy/contracts';
+import type { Principal } from '../auth/principal.js';
+import { ApiError, forbidden } from '../common/api-error.js';
+import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
+import { ComputersRepository } from '../computers/computers.repository.js';
+import { ComputersService } from '../computers/computers.service.js';
+import { ScreenControlService } from '../computers/screen-control.service.js';
+import { WorkerClient } from '../computers/worker-client.js';
+import { RedisService } from '../redis/redis.service.js';
+import { InvalidTicketError, ViewerTickets, type ViewerMode } from './viewer-tickets.js';
+
+const TICKET_TTL_MS = 60_000;
+
+/**
+ * Watching an agent's screen: the viewer heartbeat (keeps the computer awake, renews a takeover) and the
+ * tickets that let the web server proxy one screen's VNC websocket for one person, once.
+ */
+@Injectable()
+export class ViewerService {
+  private readonly tickets: ViewerTickets;
+
+  constructor(
+    private readonly computers: ComputersService,
+    private readonly control: ScreenControlService,
+    private readonly repo: ComputersRepository,
+    private readonly redis: RedisService,
+    @Inject(API_CONFIG) config: ApiConfig,
+  ) {
+    this.tickets = new ViewerTickets(config.LAZYBOY_VAULT_KEY, TICKET_TTL_MS);
+  }
+
+  /** Someone is watching: the idle loop leaves the computer running; their takeover, if any, is extended. */
+  async heartbeat(principal: Principal, botId: string): Promise<BotComputerView> {
+    const bot = await this.computers.visibleBot(principal, botId);
+    const computer = await this.repo.computerForBot(bot);
+    if (computer) {
+      await this.repo.touchViewed(computer.id);
+      await this.control.renewControl(bot.id, principal.userId);
+    }
+    return this.computers.botComputerView(bot);
+  }
+
+  async issue(principal: Principal, botId: string, mode: ViewerMode): Promise<ViewerTicketResponse> {
+    const bot = await this.computers.visibleBot(principal, botId);
+    const computer = await this.repo.computerForBot(bot);
+    if (!computer || (computer.state !== 'running' && computer.state !== 'suspended')) {
+      throw new ApiError('CONFLICT', 'the computer is not running; boot it first');
+    }
+    await this.repo.touchViewed(computer.id);
+    // Watching wakes a sleeping computer and starts the agent's screen if it has none yet.
+    const { running, screen } = await this.computers.bootForBot(bot);
+    if (mode === 'control' && !(screen.controlHolder === 'user' && screen.controlUserId === principal.userId)) {
+      throw forbidden('take control of the screen first');
+    }
+    const { ticket, claims } = this.tickets.issue({
+      screenId: screen.id,
+      computerId: running.computer.id,
+      userId: principal.userId,
+      mode,
+    });
+    return { ticket, mode, expiresAt: new Date(claims.exp).toISOString(), path: `/view/${ticket}` };
+  }
+
+  /**
+   * Where the web server proxies a ticket's websocket. 401 for a forged, altered, expired or used ticket;
+   * a control ticket whose holder has since handed control back is downgraded to view-only.
+   */
+  async redeem(ticket: string): Promise<ViewerTicketRedeemResponse> {
+    let claims;
+    try {
+      claims = this.tickets.verify(ticket);
+    } catch (error) {
+      if (error instanceof InvalidTicketError) throw new ApiError('UNAUTHENTICATED', `invalid viewer ticket (${error.message})`);
+      throw error;
+    }
+    const first = await this.redis.client.set(`lazyboy:viewer-ticket:${claims.jti}`, '1', 'PX', TICKET_TTL_MS * 2, 'NX');
+    if (first !== 'OK') throw new ApiError('UNAUTHENTICATED', 'invalid viewer ticket (already used)');
+    const computer = await this.repo.computer(claims.computerId);
+    const screen = computer?.screens.find((s) => s.id === claims.screenId);
+    const binding = computer ? this.computers.bindingOf(computer) : null;
+    if (!computer || !screen || !binding || (computer.state !== 'running' && computer.state !== 'suspended')) {
+      throw new ApiError('CONFLICT', 'the screen is not running any more');
+    }
+    const screens = screensResponseSchema.parse(await new WorkerClient(binding.endpoint).get('/screens', { timeoutMs: 5_000 }));
+    const wsPort = screens.screens.find((s) => s.slot === screen.slot)?.endpoints?.wsPort;
+    if (!wsPort) throw new ApiError('CONFLICT', 'the screen is not running any more');
+    const stillControls = screen.controlHolder === 'user' && screen.controlUserId === claims.userId;
+    return {
+      target: `ws://${new URL(binding.endpoint.baseUrl).hostname}:${wsPort}`,
+      viewOnly: claims.mode !== 'control' || !stillControls,
+      screenId: screen.id,
+      expiresAt: new Date(claims.exp).toISOString(),
+    };
+  }
+}

@@ -1,0 +1,199 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { ChatMessage, MessageView, RealtimeEvent, RunView } from '@lazyboy/contracts';
+import type { ReceivedRequest, Turn } from '@lazyboy/model';
+import { FINAL, ServiceHarness, startButtonSite } from './service-harness.js';
+
+// A user talks to an agent through the API, with real Postgres, Redis and a real worker (Xvfb, Chromium)
+// spawned by the local pool driver; only the model is scripted.
+
+const text = (content: ChatMessage['content']): string =>
+  typeof content === 'string' ? content : (content ?? []).map((p) => ('text' in p ? p.text : '')).join('');
+
+/** Providers get a tool's screenshot as a user message of its own; it is not the person speaking. */
+const isImageCarrier = (m: ChatMessage) => m.role === 'user' && text(m.content).startsWith('Image from the result of tool call');
+
+function lastUserText(request: ReceivedRequest): string {
+  const user = [...request.messages].reverse().find((m) => m.role === 'user' && !isImageCarrier(m));
+  return user ? text(user.content) : '';
+}
+
+/** The newest tool result since the person last spoke ('' when the model has not acted yet). */
+function lastToolText(request: ReceivedRequest): string {
+  for (const m of [...request.messages].reverse()) {
+    if (m.role === 'tool') return text(m.content);
+    if (m.role === 'user' && !isImageCarrier(m)) return '';
+  }
+  return '';
+}
+
+const call = (name: string, args: Record<string, unknown>) => ({ name, arguments: args });
+
+describe('an agent at work, over HTTP and socket.io', () => {
+  const harness = new ServiceHarness();
+  let site: Awaited<ReturnType<typeof startButtonSite>>;
+
+  /** The scripted model: decides each answer from the conversation, like a model would. */
+  function answer(request: ReceivedRequest): Turn {
+    const asked = lastUserText(request);
+    const tool = lastToolText(request);
+    if (/^(hello|hi)\b/i.test(asked)) return { text: 'Hi! I am Ada. What shall we do?' };
+    if (asked.startsWith('Press the button')) {
+      if (!tool)
+        return {
+          toolCalls: [
+            call('send_message', { text: 'Opening the page.' }),
+            call('browser', { action: 'navigate', url: site.url }),
+          ],
+        };
+      const button = /\[(\d+)\] button "Press me"/.exec(tool);
+      if (tool.includes('Pressed!'))
+        return { toolCalls: [call('report_done', { summary: 'I pressed the button: the page says Pressed!' })] };
+      if (button) return { toolCalls: [call('browser', { action: 'click', element: Number(button[1]) })] };
+      return { toolCalls: [call('report_blocked', { reason: `unexpected page: ${tool.slice(0, 200)}` })] };
+    }
+    if (asked.startsWith('Look at the page')) {
+      if (!tool) return { toolCalls: [call('browser', { action: 'navigate', url: site.url })] };
+      if (tool.includes('handed back control')) return { toolCalls: [call('browser', { action: 'observe' })] };
+      return { toolCalls: [call('report_done', { summary: 'Looked at the page after the takeover.' })] };
+    }
+    return { text: `I cannot do "${asked}".` };
+  }
+
+  beforeAll(async () => {
+    site = await startButtonSite();
+    await harness.start((request) => answer(request));
+  });
+
+  afterAll(async () => {
+    await harness.stop();
+    await site?.close();
+  }, 120_000);
+
+  it('answers a greeting in plain text, with no tools and without booting a computer', async () => {
+    const { user, botId, sessionId } = await harness.userWithAgent();
+    const { socket, events } = await harness.socket(user, [{ kind: 'session', id: sessionId }]);
+    try {
+      const before = harness.model.requests.length;
+      const sent = await harness.send(user, sessionId, 'Hello there!');
+      expect(sent.run.kind).toBe('chat');
+      const run = await harness.runUntil(user, sent.run.id, FINAL);
+      expect(run).toMatchObject({ status: 'completed', resultText: 'Hi! I am Ada. What shall we do?' });
+
+      const requests = harness.model.requests.slice(before);
+      expect(requests).toHaveLength(1);
+      expect(requests[0]!.tools).toHaveLength(0);
+
+      const computer = await harness.call<{ computer: unknown; screen: unknown }>(user, 'GET', `/api/bots/${botId}/computer`);
+      expect(computer).toEqual({ computer: null, screen: null });
+
+      const page = await harness.call<{ items: MessageView[] }>(user, 'GET', `/api/sessions/${sessionId}/messages`);
+      expect(page.items.map((m) => [m.role, m.text])).toEqual([
+        ['user', 'Hello there!'],
+        ['assistant', 'Hi! I am Ada. What shall we do?'],
+      ]);
+      await waitFor(() => events.some((e) => e.type === 'run.updated' && e.run.status === 'completed'));
+      const created = events.filter(
+        (e): e is Extract<RealtimeEvent, { type: 'message.created' }> => e.type === 'message.created',
+      );
+      expect(created.map((e) => e.message.text)).toEqual(['Hello there!', 'Hi! I am Ada. What shall we do?']);
+    } finally {
+      socket.disconnect();
+    }
+  });
+
+  it('returns the same message and run when a POST is retried with its clientNonce', async () => {
+    const { user, sessionId } = await harness.userWithAgent();
+    const [first, second] = await Promise.all([
+      harness.send(user, sessionId, 'Hi again', 'retry-nonce-0001'),
+      harness.send(user, sessionId, 'Hi again', 'retry-nonce-0001'),
+    ]);
+    expect(second.message.id).toBe(first.message.id);
+    expect(second.run.id).toBe(first.run.id);
+    expect([first.replayed, second.replayed].sort()).toEqual([false, true]);
+    await harness.runUntil(user, first.run.id, FINAL);
+    const third = await harness.send(user, sessionId, 'Hi again', 'retry-nonce-0001');
+    expect(third).toMatchObject({
+      replayed: true,
+      message: { id: first.message.id },
+      run: { id: first.run.id, status: 'completed' },
+    });
+    const page = await harness.call<{ items: MessageView[] }>(user, 'GET', `/api/sessions/${sessionId}/messages`);
+    expect(page.items.filter((m) => m.role === 'user')).toHaveLength(1);
+    // The same nonce for different text in another chat is a client bug: refused, nothing written.
+    const other = await harness.call<{ id: string }>(user, 'POST', `/api/bots/${first.run.botId}/sessions`, {});
+    const reused = await harness.raw(user, 'POST', `/api/sessions/${other.id}/messages`, {
+      text: 'x',
+      clientNonce: 'retry-nonce-0001',
+    });
+    expect(reused.status).toBe(409);
+    expect(((await reused.json()) as { error: { code: string } }).error.code).toBe('CONFLICT');
+  });
+
+  it('opens a local page, clicks its button and answers, with busy steps on the way', async () => {
+    const { user, botId, sessionId } = await harness.userWithAgent();
+    const { socket, events } = await harness.socket(user, [
+      { kind: 'bot', id: botId },
+      { kind: 'session', id: sessionId },
+    ]);
+    try {
+      const sent = await harness.send(user, sessionId, 'Press the button on my test page');
+      expect(sent.run.kind).toBe('general');
+      const run = await harness.runUntil(user, sent.run.id, FINAL, 120_000);
+      expect(run).toMatchObject({ status: 'completed', resultText: 'I pressed the button: the page says Pressed!' });
+      expect(site.clicks()).toBe(1);
+
+      const page = await harness.call<{ items: MessageView[] }>(user, 'GET', `/api/sessions/${sessionId}/messages`);
+      expect(page.items.map((m) => m.text)).toEqual([
+        'Press the button on my test page',
+        'Opening the page.',
+        'I pressed the button: the page says Pressed!',
+      ]);
+      const steps = events.flatMap((e) => (e.type === 'run.updated' && e.run.busyStep ? [e.run.busyStep] : []));
+      expect(steps).toContain('booting the computer');
+      expect(steps.some((s) => s.startsWith('browser click'))).toBe(true);
+      expect(events.some((e) => e.type === 'computer.updated' && e.computer.state === 'running')).toBe(true);
+
+      const computer = await harness.call<{ computer: { state: string } }>(user, 'GET', `/api/bots/${botId}/computer`);
+      expect(computer.computer.state).toBe('running');
+      const stored = await harness.call<{ type: string }[]>(user, 'GET', `/api/runs/${run.id}/events`);
+      expect(stored.map((e) => e.type)).toEqual(expect.arrayContaining(['tool_call', 'tool_result', 'message', 'done']));
+    } finally {
+      socket.disconnect();
+    }
+  });
+
+  it('parks a run while a person has taken over, and continues from the screen on release', async () => {
+    const { user, botId, sessionId } = await harness.userWithAgent();
+    const taken = await harness.call<{ screen: { controlHolder: string } }>(user, 'POST', `/api/bots/${botId}/computer/takeover`);
+    expect(taken.screen.controlHolder).toBe('user');
+
+    const sent = await harness.send(user, sessionId, 'Look at the page for me');
+    const parked = await harness.runUntil(user, sent.run.id, (r) => r.status === 'waiting_takeover' || FINAL(r), 120_000);
+    expect(parked.status).toBe('waiting_takeover');
+    expect(parked.question?.kind).toBe('takeover');
+
+    // While the person works, a new message queues behind the parked run.
+    const queued = await harness.send(user, sessionId, 'Hello, are you there?');
+    expect(queued.queuedBehindActive).toBe(true);
+
+    const released = await harness.call<{ run: RunView | null; screen: { controlHolder: string } }>(
+      user,
+      'POST',
+      `/api/bots/${botId}/computer/release`,
+    );
+    expect(released.screen.controlHolder).toBe('agent');
+    expect(released.run).toMatchObject({ id: sent.run.id, status: expect.stringMatching(/queued|leased|running/) });
+    const done = await harness.runUntil(user, sent.run.id, FINAL, 120_000);
+    expect(done).toMatchObject({ status: 'completed', resultText: 'Looked at the page after the takeover.' });
+    const after = await harness.runUntil(user, queued.run.id, FINAL, 60_000);
+    expect(after.status).toBe('completed');
+  });
+});
+
+async function waitFor(check: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

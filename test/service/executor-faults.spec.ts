@@ -1,0 +1,154 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import type { ChatMessage, MessageView } from '@lazyboy/contracts';
+import { findFreePort, repoRoot } from '@lazyboy/localstack';
+import type { ReceivedRequest, Turn } from '@lazyboy/model';
+import { startTestApp, type TestApp } from '../../apps/api/src/testing/test-app.js';
+import { FINAL, ServiceHarness, startButtonSite } from './service-harness.js';
+
+// Executors that die or stall mid-tool. Postgres decides who owns a run (fenced leases): a run whose
+// executor was killed is recovered by another with an explicit "outcome unknown" (never replayed), and
+// an executor whose lease was taken over cannot write anything more.
+
+const text = (content: ChatMessage['content']): string =>
+  typeof content === 'string' ? content : (content ?? []).map((p) => ('text' in p ? p.text : '')).join('');
+
+function lastToolText(request: ReceivedRequest): string {
+  for (const m of [...request.messages].reverse()) {
+    if (m.role === 'tool') return text(m.content);
+    if (m.role === 'user' && !text(m.content).startsWith('Image from the result')) return '';
+  }
+  return '';
+}
+
+describe('executor faults', () => {
+  const harness = new ServiceHarness();
+  let site: Awaited<ReturnType<typeof startButtonSite>>;
+  let db: pg.Client;
+  const extraApps: TestApp[] = [];
+  const children: ChildProcess[] = [];
+
+  function answer(request: ReceivedRequest): Turn {
+    const asked = text([...request.messages].reverse().find((m) => m.role === 'user')?.content ?? '');
+    const tool = lastToolText(request);
+    const target = asked.includes('hanging') ? `${site.url}hang` : `${site.url}slow`;
+    if (!tool) return { toolCalls: [{ name: 'browser', arguments: { action: 'navigate', url: target } }] };
+    if (tool.startsWith('outcome unknown'))
+      return { toolCalls: [{ name: 'report_done', arguments: { summary: 'Recovered without repeating the call.' } }] };
+    return { toolCalls: [{ name: 'report_done', arguments: { summary: 'The stale executor finished.' } }] };
+  }
+
+  beforeAll(async () => {
+    site = await startButtonSite();
+    // This replica serves HTTP only: the executors under test are started by each case.
+    await harness.start((request) => answer(request), { LAZYBOY_RUNNER: 'false' });
+    db = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await db.connect();
+  });
+
+  afterAll(async () => {
+    for (const child of children) if (child.exitCode === null && child.pid) process.kill(-child.pid, 'SIGKILL');
+    for (const app of extraApps) await app.close();
+    killWorkersUnder(harness.homes);
+    await harness.stop();
+    await db?.end();
+    await site?.close();
+  }, 120_000);
+
+  const runRow = async (id: string) =>
+    (
+      await db.query<{ status: string; leaseOwner: string | null; leaseFence: string }>(
+        'SELECT status, "leaseOwner", "leaseFence" FROM "Run" WHERE id = $1',
+        [id],
+      )
+    ).rows[0]!;
+
+  async function until(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 90_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await sleep(100);
+    }
+  }
+
+  it('recovers a run whose executor was killed mid-tool with "outcome unknown", without replaying the call', async () => {
+    const { user, sessionId } = await harness.userWithAgent();
+    // Executor A: a real API process, killed with SIGKILL while its browser call waits on a page that never loads.
+    const port = await findFreePort();
+    const a = spawn(process.execPath, [path.join(repoRoot, 'apps/api/dist/main.js')], {
+      cwd: repoRoot,
+      detached: true,
+      stdio: 'ignore',
+      env: { ...process.env, ...stringEnv(harness.config({ LAZYBOY_API_PORT: String(port), LAZYBOY_RUN_LEASE_MS: '3000' })) },
+    });
+    children.push(a);
+
+    const sent = await harness.send(user, sessionId, 'Open the hanging page');
+    await until(() => site.requests('/hang') === 1, 'the page request of executor A');
+    const before = await runRow(sent.run.id);
+    expect(before.status).toBe('running');
+    process.kill(-a.pid!, 'SIGKILL');
+
+    // Executor B takes the run over once A's lease has expired.
+    extraApps.push(await startTestApp(harness.config({ LAZYBOY_RUN_LEASE_MS: '3000' })));
+    const done = await harness.runUntil(user, sent.run.id, FINAL, 90_000);
+    expect(done).toMatchObject({ status: 'completed', resultText: 'Recovered without repeating the call.' });
+    expect(BigInt((await runRow(sent.run.id)).leaseFence)).toBeGreaterThan(BigInt(before.leaseFence));
+    expect(site.requests('/hang')).toBe(1);
+    const recovery = harness.model.requests.find((r) => lastToolText(r).startsWith('outcome unknown'));
+    expect(lastToolText(recovery!)).toContain('It was NOT run again');
+  }, 180_000);
+
+  it('refuses every write of an executor whose lease expired and was taken over', async () => {
+    const { user, sessionId } = await harness.userWithAgent();
+    const a = await startTestApp(harness.config({ LAZYBOY_RUN_LEASE_MS: '60000' }));
+    extraApps.push(a);
+    const sent = await harness.send(user, sessionId, 'Open the slow page');
+    const slowBefore = site.requests('/slow');
+    await until(() => site.requests('/slow') > slowBefore, 'the slow page request of executor A');
+    const held = await runRow(sent.run.id);
+
+    // A stalls past its lease (simulated by expiring it); B claims the run with a newer fence.
+    await db.query(`UPDATE "Run" SET "leaseExpiresAt" = now() - interval '1 second' WHERE id = $1`, [sent.run.id]);
+    extraApps.push(await startTestApp(harness.config({ LAZYBOY_RUN_LEASE_MS: '60000' })));
+    const done = await harness.runUntil(user, sent.run.id, FINAL, 90_000);
+    expect(done).toMatchObject({ status: 'completed', resultText: 'Recovered without repeating the call.' });
+    const after = await runRow(sent.run.id);
+    expect(BigInt(after.leaseFence)).toBe(BigInt(held.leaseFence) + 1n);
+
+    // A's page load finishes ~5 s after it started; its result and anything after it must not land.
+    await sleep(6_000);
+    const page = await harness.call<{ items: MessageView[] }>(user, 'GET', `/api/sessions/${sessionId}/messages`);
+    expect(page.items.map((m) => m.text)).toEqual(['Open the slow page', 'Recovered without repeating the call.']);
+    expect((await runRow(sent.run.id)).status).toBe('completed');
+    const events = await harness.call<{ type: string; payload: { preview?: string } }[]>(
+      user,
+      'GET',
+      `/api/runs/${sent.run.id}/events`,
+    );
+    expect(
+      events.filter((e) => e.type === 'tool_result').every((e) => !String(e.payload.preview ?? '').includes('Slow page')),
+    ).toBe(true);
+    expect(harness.model.requests.some((r) => lastToolText(r).includes('Slow page loaded'))).toBe(false);
+  }, 180_000);
+});
+
+function stringEnv(config: object): Record<string, string> {
+  return Object.fromEntries(Object.entries(config).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)]])));
+}
+
+/** Workers left by the killed API process (their home is under this suite's directory). */
+function killWorkersUnder(homes: string): void {
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const environ = readFileSync(`/proc/${pid}/environ`, 'utf8');
+      if (environ.includes(`LAZYBOY_COMPUTER_HOME=${homes}`)) process.kill(-Number(pid), 'SIGKILL');
+    } catch {
+      // gone already, or not ours to read
+    }
+  }
+}

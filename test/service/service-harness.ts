@@ -1,0 +1,150 @@
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { PostMessageResponse, RealtimeAck, RealtimeEvent, RealtimeRoom, RunView } from '@lazyboy/contracts';
+import { ScriptedModelServer, type Script } from '@lazyboy/model';
+import { io, type Socket } from 'socket.io-client';
+import type { ApiConfig } from '../../apps/api/src/config/api-config.js';
+import { startTestApp, type TestApp } from '../../apps/api/src/testing/test-app.js';
+import { testApiConfig } from '../../apps/api/src/testing/test-config.js';
+import { signUp, type TestUser } from '../../apps/api/src/testing/test-users.js';
+
+/**
+ * The service as a user meets it: the whole API (real Postgres, Redis, local workers) with the scripted
+ * model behind it, a signed-up user, and small HTTP / socket.io helpers.
+ */
+export class ServiceHarness {
+  model!: ScriptedModelServer;
+  app!: TestApp;
+  readonly homes = mkdtempSync(path.join(os.tmpdir(), 'lazyboy-service-'));
+
+  async start(script: Script, overrides: Partial<Record<keyof ApiConfig, string>> = {}): Promise<void> {
+    chmodSync(this.homes, 0o755);
+    this.model = await ScriptedModelServer.start(script);
+    // The environment is the last link of the credential chain: every agent without settings uses it.
+    process.env.LAZYBOY_MODEL_PROVIDER = 'openai-chat';
+    process.env.LAZYBOY_MODEL_BASE_URL = this.model.url;
+    process.env.LAZYBOY_MODEL = this.model.model;
+    process.env.OPENAI_API_KEY = 'scripted-key';
+    this.app = await startTestApp(this.config(overrides));
+  }
+
+  config(overrides: Partial<Record<keyof ApiConfig, string>> = {}): ApiConfig {
+    return testApiConfig({
+      LAZYBOY_HOMES_DIR: this.homes,
+      // Each Jest worker has its own range of X display numbers (suites run desktops in parallel).
+      LAZYBOY_DISPLAY_BASE_FROM: String(1_000 + Number(process.env.JEST_WORKER_ID ?? 0) * 1_000 + 900),
+      TEAM_SCREEN_LIMIT: '2',
+      ...overrides,
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.app?.close();
+    await this.model?.close();
+    rmSync(this.homes, { recursive: true, force: true });
+  }
+
+  /** A new user with an agent and a chat. */
+  async userWithAgent(name = 'Ada'): Promise<{ user: TestUser; botId: string; sessionId: string }> {
+    const user = await signUp(this.app.url);
+    const bot = await this.call<{ id: string }>(user, 'POST', `/api/workspaces/${user.workspaceId}/bots`, { name });
+    const session = await this.call<{ id: string }>(user, 'POST', `/api/bots/${bot.id}/sessions`, {});
+    return { user, botId: bot.id, sessionId: session.id };
+  }
+
+  async call<T>(user: TestUser, method: string, route: string, body?: unknown, expectStatus?: number): Promise<T> {
+    const res = await this.raw(user, method, route, body);
+    const text = await res.text();
+    const ok = expectStatus === undefined ? res.ok : res.status === expectStatus;
+    if (!ok) throw new Error(`${method} ${route} answered ${res.status}: ${text}`);
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+
+  raw(user: TestUser | null, method: string, route: string, body?: unknown): Promise<Response> {
+    return fetch(`${this.app.url}${route}`, {
+      method,
+      headers: {
+        ...(user ? { cookie: user.cookie } : {}),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  }
+
+  send(user: TestUser, sessionId: string, text: string, clientNonce = `nonce-${Math.random().toString(36).slice(2)}`) {
+    return this.call<PostMessageResponse>(user, 'POST', `/api/sessions/${sessionId}/messages`, { text, clientNonce });
+  }
+
+  /** Polls the run until `done(run)` holds. */
+  async runUntil(user: TestUser, runId: string, done: (run: RunView) => boolean, timeoutMs = 60_000): Promise<RunView> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const run = await this.call<RunView>(user, 'GET', `/api/runs/${runId}`);
+      if (done(run)) return run;
+      if (Date.now() > deadline)
+        throw new Error(`run ${runId} still ${run.status} (${run.busyStep ?? ''}) after ${timeoutMs} ms`);
+      await sleep(100);
+    }
+  }
+
+  async socket(user: TestUser, rooms: RealtimeRoom[]): Promise<{ socket: Socket; events: RealtimeEvent[] }> {
+    const socket = io(this.app.url, { transports: ['websocket'], extraHeaders: { cookie: user.cookie }, reconnection: false });
+    const events: RealtimeEvent[] = [];
+    socket.on('event', (event: RealtimeEvent) => events.push(event));
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', () => resolve());
+      socket.once('connect_error', reject);
+    });
+    for (const room of rooms) {
+      const ack = (await socket.timeout(5_000).emitWithAck('subscribe', room)) as RealtimeAck;
+      if (!ack.ok) throw new Error(`subscribe ${room.kind} refused: ${ack.error}`);
+    }
+    return { socket, events };
+  }
+}
+
+export const FINAL = (run: RunView) => ['completed', 'blocked', 'failed', 'cancelled'].includes(run.status);
+
+/** A local site for the agent: a page with a button whose click the server counts. */
+export async function startButtonSite(): Promise<{
+  url: string;
+  clicks: () => number;
+  requests: (p: string) => number;
+  close(): Promise<void>;
+}> {
+  let clicks = 0;
+  const hits = new Map<string, number>();
+  const server = http.createServer((req, res) => {
+    const url = req.url ?? '/';
+    hits.set(url, (hits.get(url) ?? 0) + 1);
+    if (url === '/clicked') {
+      clicks++;
+      res.end('ok');
+      return;
+    }
+    if (url === '/hang') return; // never answers: a tool call that is in flight until its process dies
+    if (url === '/slow') {
+      setTimeout(() => res.end('<!doctype html><title>Slow page</title><p>Slow page loaded</p>'), 5_000);
+      return;
+    }
+    res.setHeader('content-type', 'text/html');
+    res.end(`<!doctype html><title>Button test</title><h1 id="status">Waiting</h1>
+<button onclick="fetch('/clicked').then(() => { document.getElementById('status').textContent = 'Pressed!'; })">Press me</button>`);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    clicks: () => clicks,
+    requests: (p) => hits.get(p) ?? 0,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
