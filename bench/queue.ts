@@ -118,6 +118,18 @@ function wrap<A extends unknown[], R>(target: object, key: string, record: (span
   };
 }
 
+/** Statements the API sent to Postgres (the bench's own pool is not counted). */
+let apiQueries = 0;
+const benchClients = new WeakSet<object>();
+function countQueries(): void {
+  const client = pg.Client.prototype as unknown as { query(this: object, ...args: unknown[]): unknown };
+  const query = client.query;
+  client.query = function (this: object, ...args: unknown[]) {
+    if (!benchClients.has(this)) apiQueries += 1;
+    return query.apply(this, args);
+  };
+}
+
 function instrument(app: { get<T>(type: abstract new (...args: never[]) => T): T }): void {
   wrap<unknown[], { run: { id: string }; replayed: boolean }>(app.get(SessionsRepository), 'acceptMessage', (span, accepted) => {
     if (!accepted.replayed) accepts.set(accepted.run.id, span);
@@ -154,7 +166,13 @@ async function startServices(root: string): Promise<{ postgres: RunningPostgres;
 
 // --- HTTP --------------------------------------------------------------------------------------
 
-async function call<T>(base: string, cookie: string, method: string, route: string, body?: unknown): Promise<{ status: number; body: T }> {
+async function call<T>(
+  base: string,
+  cookie: string,
+  method: string,
+  route: string,
+  body?: unknown,
+): Promise<{ status: number; body: T }> {
   const res = await fetch(new URL(route, base), {
     method,
     headers: { cookie, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -266,7 +284,7 @@ function samplesOf(posted: readonly Posted[], rows: readonly RunRow[]): Sample[]
 
 const ms = (v: number) => `${v.toFixed(1)} ms`;
 const medP99 = (values: number[]) => `${ms(median(values))} / ${ms(percentile(values, 99))}`;
-function report(label: string, samples: readonly Sample[], busy: number): void {
+function report(label: string, samples: readonly Sample[], busy: number, queries: number): void {
   const lease = samples.map((s) => s.leaseMs);
   const overhead = samples.flatMap((s) => (s.overheadPerRoundMs === null ? [] : [s.overheadPerRoundMs]));
   console.log(
@@ -274,7 +292,12 @@ function report(label: string, samples: readonly Sample[], busy: number): void {
   );
   console.log(
     `  of which request start → run inserted ${ms(median(samples.map((s) => s.toCreatedMs)))}, ` +
-      `inserted → leased ${ms(median(samples.map((s) => s.createdToLeaseMs)))} (p99 ${ms(percentile(samples.map((s) => s.createdToLeaseMs), 99))}); ` +
+      `inserted → leased ${ms(median(samples.map((s) => s.createdToLeaseMs)))} (p99 ${ms(
+        percentile(
+          samples.map((s) => s.createdToLeaseMs),
+          99,
+        ),
+      )}); ` +
       `POST answered after ${ms(median(samples.map((s) => s.postMs)))} (medians)`,
   );
   console.log(
@@ -284,14 +307,15 @@ function report(label: string, samples: readonly Sample[], busy: number): void {
   console.log(
     `  profile (median / p99): accept transaction ${medP99(samples.map((s) => s.acceptTxMs))}, ` +
       `accepted → claim starts ${medP99(samples.map((s) => s.acceptToClaimMs))}, claim (statement + read back) ${medP99(samples.map((s) => s.claimMs))}, ` +
-      `empty claims ${emptyClaims.length} (${ms(median(emptyClaims))} median); event loop busy ${(busy * 100).toFixed(0)}%`,
+      `empty claims ${emptyClaims.length} (${ms(median(emptyClaims))} median); ` +
+      `${(queries / samples.length).toFixed(1)} Postgres statements per run; event loop busy ${(busy * 100).toFixed(0)}% (one process: API, executors, model, client)`,
   );
   emptyClaims = [];
 }
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'lazyboy-bench-queue-'));
 chmodSync(root, 0o755);
-let stop: (() => Promise<void>)[] = [];
+const stop: (() => Promise<void>)[] = [];
 try {
   const { postgres, redis, databaseUrl } = await startServices(root);
   stop.push(() => Promise.all([redis.process.stop(), postgres.process.stop()]).then(() => undefined));
@@ -317,12 +341,16 @@ try {
   stop.unshift(() => app.close());
   instrument(app.app);
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+  pool.on('connect', (client) => benchClients.add(client));
+  countQueries();
   stop.unshift(() => pool.end());
 
   const user = await signUp(app.url);
   const sessions: string[] = [];
   for (let i = 0; i < AGENTS; i++) {
-    const bot = await call<{ id: string }>(app.url, user.cookie, 'POST', `/api/workspaces/${user.workspaceId}/bots`, { name: `Bench agent ${i}` });
+    const bot = await call<{ id: string }>(app.url, user.cookie, 'POST', `/api/workspaces/${user.workspaceId}/bots`, {
+      name: `Bench agent ${i}`,
+    });
     if (bot.status !== 201) throw new Error(`creating an agent answered ${bot.status}: ${JSON.stringify(bot.body)}`);
     const session = await call<{ id: string }>(app.url, user.cookie, 'POST', `/api/bots/${bot.body.id}/sessions`, {});
     if (session.status !== 201) throw new Error(`creating a chat answered ${session.status}: ${JSON.stringify(session.body)}`);
@@ -351,24 +379,36 @@ try {
   // 1. and 2., one agent: each message after the previous run completed.
   const sequential: Sample[] = [];
   emptyClaims = [];
+  apiQueries = 0;
   let elu = eventLoopUtilization();
   for (let i = 0; i < SEQUENTIAL; i++) {
     const posted = await postTask(sessions[1 % AGENTS]!);
     sequential.push(...samplesOf([posted], await waitFinished(pool, [posted.runId], 30_000)));
   }
-  report(`1 agent (${SEQUENTIAL} sequential messages)`, sequential, eventLoopUtilization(elu).utilization);
+  report(`1 agent (${SEQUENTIAL} sequential messages)`, sequential, eventLoopUtilization(elu).utilization, apiQueries);
 
   // 1. and 2., every agent at once: one message each, several rounds.
   const concurrent: Sample[] = [];
   elu = eventLoopUtilization();
+  apiQueries = 0;
   for (let round = 0; round < CONCURRENT_ROUNDS; round++) {
     const posted = await Promise.all(sessions.map((s) => postTask(s)));
-    concurrent.push(...samplesOf(posted, await waitFinished(pool, posted.map((p) => p.runId), 60_000)));
+    concurrent.push(
+      ...samplesOf(
+        posted,
+        await waitFinished(
+          pool,
+          posted.map((p) => p.runId),
+          60_000,
+        ),
+      ),
+    );
   }
   report(
     `${AGENTS} concurrent agents (${CONCURRENT_ROUNDS} rounds, ${concurrent.length} runs)`,
     concurrent,
     eventLoopUtilization(elu).utilization,
+    apiQueries,
   );
 
   // 3. A burst with retried clientNonces: one run and one answer per message, none lost or doubled.
@@ -404,9 +444,19 @@ try {
   for (const [nonce, got] of answers) {
     check(new Set(got.map((p) => p.runId)).size === 1, `nonce ${nonce}: retries answered different runs`);
     check(new Set(got.map((p) => p.messageId)).size === 1, `nonce ${nonce}: retries answered different messages`);
-    check(got.filter((p) => !p.replayed).length === 1, `nonce ${nonce}: ${got.filter((p) => !p.replayed).length} POSTs were not replays`);
+    check(
+      got.filter((p) => !p.replayed).length === 1,
+      `nonce ${nonce}: ${got.filter((p) => !p.replayed).length} POSTs were not replays`,
+    );
   }
-  const counts = await pool.query<{ nonce: string; messages: string; runs: string; run_id: string | null; status: string | null; answers: string }>(
+  const counts = await pool.query<{
+    nonce: string;
+    messages: string;
+    runs: string;
+    run_id: string | null;
+    status: string | null;
+    answers: string;
+  }>(
     `SELECT m."clientNonce" AS nonce,
             count(DISTINCT m.id) AS messages,
             count(DISTINCT r.id) AS runs,
@@ -452,7 +502,6 @@ try {
   process.exitCode = 1;
 } finally {
   for (const step of stop) await step().catch((error: unknown) => console.error(`cleanup: ${(error as Error).message}`));
-  stop = [];
   rmSync(root, { recursive: true, force: true });
 }
 // Nest, ioredis and the pg pool may keep timers a moment longer; the figures are printed.

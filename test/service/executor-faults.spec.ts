@@ -51,7 +51,13 @@ describe('executor faults', () => {
   });
 
   afterAll(async () => {
-    for (const child of children) if (child.exitCode === null && child.pid) process.kill(-child.pid, 'SIGKILL');
+    for (const child of children) {
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone (the case killed it)
+      }
+    }
     for (const app of extraApps) await app.close();
     killWorkersUnder(harness.homes);
     await harness.stop();

@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { AccountsModule } from './accounts/accounts.module.js';
+import { AdminModule } from './admin/admin.module.js';
 import { AuditModule } from './audit/audit.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { BotsModule } from './bots/bots.module.js';
@@ -46,6 +47,7 @@ export class AppModule {
         TakeoverModule,
         ViewerModule,
         MemoryModule,
+        AdminModule,
         OpenApiModule,
       ],
     };

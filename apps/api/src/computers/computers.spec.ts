@@ -129,8 +129,8 @@ describe('computers with real workers (local pool driver)', () => {
       LAZYBOY_DISPLAY_BASE_FROM: String(displayBaseFrom),
       TEAM_SCREEN_LIMIT: String(SCREEN_LIMIT),
       LAZYBOY_IDLE_CHECK_MS: '250',
-      LAZYBOY_COMPUTER_SUSPEND_AFTER_MS: '1500',
-      LAZYBOY_COMPUTER_STOP_AFTER_MS: '5000',
+      LAZYBOY_COMPUTER_SUSPEND_AFTER_MS: '4000',
+      LAZYBOY_COMPUTER_STOP_AFTER_MS: '7000',
       LAZYBOY_CONTROL_LEASE_MS: '60000',
     });
     const moduleRef = await Test.createTestingModule({

@@ -30,7 +30,7 @@ const CONTEXT_LIMIT = 40;
 export class RunExecutor implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(RunExecutor.name);
   readonly owner = `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-  private readonly active = new Map<string, { execution: RunExecution; done: Promise<void> }>();
+  private readonly active = new Map<string, { execution: RunExecution | null; done: Promise<void> }>();
   private pumping = false;
   private pumpAgain = false;
   private sweep: NodeJS.Timeout | null = null;
@@ -50,7 +50,7 @@ export class RunExecutor implements OnApplicationBootstrap, OnApplicationShutdow
   onApplicationBootstrap(): void {
     if (!this.config.LAZYBOY_RUNNER) return;
     this.signals.onWake(() => this.pump());
-    this.signals.onStop((runId) => this.active.get(runId)?.execution.stop('cancel'));
+    this.signals.onStop((runId) => this.active.get(runId)?.execution?.stop('cancel'));
     this.sweep = setInterval(() => this.pump(), SWEEP_MS);
     this.sweep.unref();
     this.pump();
@@ -74,10 +74,11 @@ export class RunExecutor implements OnApplicationBootstrap, OnApplicationShutdow
         do {
           this.pumpAgain = false;
           while (!this.closing && this.active.size < this.config.LAZYBOY_RUN_CONCURRENCY) {
-            const claimed = await this.runs.claimNext(this.owner, this.config.LAZYBOY_RUN_LEASE_MS);
-            if (!claimed) break;
-            const context = await this.runs.executionContext(claimed.id);
-            if (context) this.start(context);
+            // One statement leases a batch for every free slot: the 50th queued run does not wait behind 49 claims.
+            const free = this.config.LAZYBOY_RUN_CONCURRENCY - this.active.size;
+            const claimed = await this.runs.claimNext(this.owner, this.config.LAZYBOY_RUN_LEASE_MS, free);
+            if (claimed.length === 0) break;
+            for (const run of claimed) this.start(run.id);
           }
         } while (this.pumpAgain && !this.closing);
       } catch (error) {
@@ -88,8 +89,29 @@ export class RunExecutor implements OnApplicationBootstrap, OnApplicationShutdow
     })();
   }
 
-  private start(run: RunContext): void {
-    const execution = new RunExecution(run, {
+  private start(runId: string): void {
+    const done = this.runs
+      .executionContext(runId)
+      .then((run) => {
+        if (!run) return;
+        const execution = this.execution(run);
+        const entry = this.active.get(runId);
+        if (entry) entry.execution = execution;
+        if (this.closing) execution.stop('shutdown');
+        return execution.execute();
+      })
+      .catch((error: unknown) => this.logger.error(`run ${runId}: ${(error as Error).message}`))
+      .finally(() => {
+        this.active.delete(runId);
+        // The agent is free again: a run queued behind this one may start (here or on another replica).
+        void this.signals.wake();
+        this.pump();
+      });
+    this.active.set(runId, { execution: this.active.get(runId)?.execution ?? null, done });
+  }
+
+  private execution(run: RunContext): RunExecution {
+    return new RunExecution(run, {
       runs: this.runs,
       screens: this.screens,
       leaseMs: this.config.LAZYBOY_RUN_LEASE_MS,
@@ -102,16 +124,6 @@ export class RunExecutor implements OnApplicationBootstrap, OnApplicationShutdow
       writeMessage: (lease: RunLease, r: RunContext, text: string, progress: boolean) =>
         this.messages.write(lease, r, text, progress),
     });
-    const done = execution
-      .execute()
-      .catch((error: unknown) => this.logger.error(`run ${run.id}: ${(error as Error).message}`))
-      .finally(() => {
-        this.active.delete(run.id);
-        // The agent is free again: a run queued behind this one may start (here or on another replica).
-        void this.signals.wake();
-        this.pump();
-      });
-    this.active.set(run.id, { execution, done });
   }
 
   private async modelFor(run: RunContext): Promise<ModelClient> {
@@ -130,7 +142,7 @@ export class RunExecutor implements OnApplicationBootstrap, OnApplicationShutdow
   async onApplicationShutdown(): Promise<void> {
     this.closing = true;
     if (this.sweep) clearInterval(this.sweep);
-    for (const { execution } of this.active.values()) execution.stop('shutdown');
+    for (const { execution } of this.active.values()) execution?.stop('shutdown');
     await Promise.all([...this.active.values()].map((a) => a.done));
   }
 }

@@ -31,11 +31,11 @@ export class RunsRepository {
   // --- the queue ----------------------------------------------------------------------------
 
   /**
-   * Leases the oldest runnable run: a queued one, or an executing one whose lease expired (its executor
+   * Leases up to `limit` of the oldest runnable runs (at most one per agent): a queued one, or an executing one whose lease expired (its executor
    * died), never one of an agent that already has another active run, and per agent in arrival order.
    * One statement: SKIP LOCKED lets executors claim side by side without waiting on each other.
    */
-  async claimNext(owner: string, leaseMs: number): Promise<Run | null> {
+  async claimNext(owner: string, leaseMs: number, limit = 1): Promise<Run[]> {
     const rows = await this.prisma.$queryRaw<{ id: string }[]>`
       WITH candidate AS (
         SELECT r.id FROM "Run" r
@@ -48,7 +48,7 @@ export class RunsRepository {
             SELECT 1 FROM "Run" e
             WHERE e."botId" = r."botId" AND e.status = 'queued' AND (e."createdAt", e.id) < (r."createdAt", r.id))
         ORDER BY r."createdAt", r.id
-        LIMIT 1
+        LIMIT ${limit}
         FOR UPDATE OF r SKIP LOCKED
       )
       UPDATE "Run" SET
@@ -60,8 +60,8 @@ export class RunsRepository {
         "updatedAt" = now()
       FROM candidate WHERE "Run".id = candidate.id
       RETURNING "Run".id`;
-    const id = rows[0]?.id;
-    return id ? this.prisma.run.findUnique({ where: { id } }) : null;
+    if (rows.length === 0) return [];
+    return this.prisma.run.findMany({ where: { id: { in: rows.map((r) => r.id) } }, orderBy: { createdAt: 'asc' } });
   }
 
   /** Extends the lease; false when it is no longer ours. Also says whether someone asked to stop the run. */
