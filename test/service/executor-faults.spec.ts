@@ -46,7 +46,7 @@ describe('executor faults', () => {
     site = await startButtonSite();
     // This replica serves HTTP only: the executors under test are started by each case.
     await harness.start((request) => answer(request), { LAZYBOY_RUNNER: 'false' });
-    db = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    db = new pg.Client({ connectionString: harness.database.url });
     await db.connect();
   });
 
@@ -60,8 +60,8 @@ describe('executor faults', () => {
     }
     for (const app of extraApps) await app.close();
     killWorkersUnder(harness.homes);
-    await harness.stop();
     await db?.end();
+    await harness.stop();
     await site?.close();
   }, 120_000);
 

@@ -9,6 +9,7 @@ import { ScriptedModelServer, type Script } from '@lazyboy/model';
 import { io, type Socket } from 'socket.io-client';
 import type { ApiConfig } from '../../apps/api/src/config/api-config.js';
 import { startTestApp, type TestApp } from '../../apps/api/src/testing/test-app.js';
+import { createIsolatedDatabase, type IsolatedDatabase } from '../../apps/api/src/testing/test-database.js';
 import { testApiConfig } from '../../apps/api/src/testing/test-config.js';
 import { signUp, type TestUser } from '../../apps/api/src/testing/test-users.js';
 
@@ -19,10 +20,13 @@ import { signUp, type TestUser } from '../../apps/api/src/testing/test-users.js'
 export class ServiceHarness {
   model!: ScriptedModelServer;
   app!: TestApp;
+  /** A database of its own: its executors must not claim the runs of suites running beside it. */
+  database!: IsolatedDatabase;
   readonly homes = mkdtempSync(path.join(os.tmpdir(), 'lazyboy-service-'));
 
   async start(script: Script, overrides: Partial<Record<keyof ApiConfig, string>> = {}): Promise<void> {
     chmodSync(this.homes, 0o755);
+    this.database = await createIsolatedDatabase();
     this.model = await ScriptedModelServer.start(script);
     // The environment is the last link of the credential chain: every agent without settings uses it.
     process.env.LAZYBOY_MODEL_PROVIDER = 'openai-chat';
@@ -34,6 +38,8 @@ export class ServiceHarness {
 
   config(overrides: Partial<Record<keyof ApiConfig, string>> = {}): ApiConfig {
     return testApiConfig({
+      DATABASE_URL: this.database.url,
+      LAZYBOY_RUNNER: 'true',
       LAZYBOY_HOMES_DIR: this.homes,
       // Each Jest worker has its own range of X display numbers (suites run desktops in parallel).
       LAZYBOY_DISPLAY_BASE_FROM: String(1_000 + Number(process.env.JEST_WORKER_ID ?? 0) * 1_000 + 900),
@@ -45,6 +51,7 @@ export class ServiceHarness {
   async stop(): Promise<void> {
     await this.app?.close();
     await this.model?.close();
+    await this.database?.drop();
     rmSync(this.homes, { recursive: true, force: true });
   }
 

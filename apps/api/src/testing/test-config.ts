@@ -5,5 +5,13 @@ export const TEST_VAULT_KEY = 'test-vault-key-0123456789abcdef0123456789abcdef';
 
 /** API configuration for tests: the throwaway Postgres and Redis that test/support started. */
 export function testApiConfig(overrides: Partial<Record<keyof ApiConfig, string>> = {}): ApiConfig {
-  return loadApiConfig({ ...process.env, LAZYBOY_LOG_LEVEL: 'warn', LAZYBOY_VAULT_KEY: TEST_VAULT_KEY, ...overrides });
+  return loadApiConfig({
+    ...process.env,
+    LAZYBOY_LOG_LEVEL: 'warn',
+    LAZYBOY_VAULT_KEY: TEST_VAULT_KEY,
+    // Suites share lazyboy_test: an executor would claim other suites' runs. Suites that run agents opt in
+    // with their own database (test/service/service-harness.ts).
+    LAZYBOY_RUNNER: 'false',
+    ...overrides,
+  });
 }
