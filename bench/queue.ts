@@ -8,23 +8,13 @@
 // Targets: accept-to-lease median ≤ 20 ms, p99 ≤ 100 ms.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, symlinkSync } from 'node:fs';
 import type http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { performance as nodePerformance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import {
-  ensureDatabase,
-  findFreePort,
-  migrateDatabase,
-  repoRoot,
-  startPostgres,
-  startRedis,
-  type RunningPostgres,
-  type RunningRedis,
-} from '@lazyboy/localstack';
+import { ensureDatabase, migrateDatabase, repoRoot, startScratchServices, type ScratchServices } from '@lazyboy/localstack';
 import { ScriptedModelServer, type ReceivedRequest, type Turn } from '@lazyboy/model';
 import { median, percentile } from './stats.js';
 
@@ -134,34 +124,20 @@ function instrument(app: { get<T>(type: abstract new (...args: never[]) => T): T
   wrap<unknown[], { run: { id: string }; replayed: boolean }>(app.get(SessionsRepository), 'acceptMessage', (span, accepted) => {
     if (!accepted.replayed) accepts.set(accepted.run.id, span);
   });
-  wrap<unknown[], { id: string } | null>(app.get(RunsRepository), 'claimNext', (span, run) => {
-    if (run) claims.set(run.id, span);
-    else emptyClaims.push(span.end - span.start);
+  wrap<unknown[], string[]>(app.get(RunsRepository), 'claimNext', (span, ids) => {
+    for (const id of ids) claims.set(id, span);
+    if (ids.length === 0) emptyClaims.push(span.end - span.start);
   });
 }
 
 // --- services ------------------------------------------------------------------------------------
 
-async function startServices(root: string): Promise<{ postgres: RunningPostgres; redis: RunningRedis; databaseUrl: string }> {
-  const password = randomBytes(16).toString('hex');
-  const [postgres, redis] = await Promise.all([
-    findFreePort().then((port) =>
-      startPostgres({
-        dataDir: path.join(root, 'postgres'),
-        port,
-        password,
-        logFile: path.join(root, 'postgres.log'),
-        ephemeral: true,
-      }),
-    ),
-    findFreePort().then((port) =>
-      startRedis({ dataDir: path.join(root, 'redis'), port, password, logFile: path.join(root, 'redis.log') }),
-    ),
-  ]);
-  await ensureDatabase(postgres.url('postgres'), 'lazyboy_bench');
-  const databaseUrl = postgres.url('lazyboy_bench');
+async function startServices(): Promise<{ services: ScratchServices; databaseUrl: string }> {
+  const services = await startScratchServices('lazyboy-bench-queue-');
+  await ensureDatabase(services.postgres.url('postgres'), 'lazyboy_bench');
+  const databaseUrl = services.postgres.url('lazyboy_bench');
   await migrateDatabase(databaseUrl);
-  return { postgres, redis, databaseUrl };
+  return { services, databaseUrl };
 }
 
 // --- HTTP --------------------------------------------------------------------------------------
@@ -306,19 +282,18 @@ function report(label: string, samples: readonly Sample[], busy: number, queries
   );
   console.log(
     `  profile (median / p99): accept transaction ${medP99(samples.map((s) => s.acceptTxMs))}, ` +
-      `accepted → claim starts ${medP99(samples.map((s) => s.acceptToClaimMs))}, claim (statement + read back) ${medP99(samples.map((s) => s.claimMs))}, ` +
+      `accepted → claim starts ${medP99(samples.map((s) => s.acceptToClaimMs))}, claim statement ${medP99(samples.map((s) => s.claimMs))}, ` +
       `empty claims ${emptyClaims.length} (${ms(median(emptyClaims))} median); ` +
       `${(queries / samples.length).toFixed(1)} Postgres statements per run; event loop busy ${(busy * 100).toFixed(0)}% (one process: API, executors, model, client)`,
   );
   emptyClaims = [];
 }
 
-const root = mkdtempSync(path.join(os.tmpdir(), 'lazyboy-bench-queue-'));
-chmodSync(root, 0o755);
 const stop: (() => Promise<void>)[] = [];
 try {
-  const { postgres, redis, databaseUrl } = await startServices(root);
-  stop.push(() => Promise.all([redis.process.stop(), postgres.process.stop()]).then(() => undefined));
+  const { services, databaseUrl } = await startServices();
+  const { redis } = services;
+  stop.push(() => services.stop());
   const model = await ScriptedModelServer.start(script);
   timeModelServer(model);
   stop.unshift(() => model.close());
@@ -502,7 +477,6 @@ try {
   process.exitCode = 1;
 } finally {
   for (const step of stop) await step().catch((error: unknown) => console.error(`cleanup: ${(error as Error).message}`));
-  rmSync(root, { recursive: true, force: true });
 }
 // Nest, ioredis and the pg pool may keep timers a moment longer; the figures are printed.
 process.exit(process.exitCode ?? 0);

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import type { ChatMessage, MessageView } from '@lazyboy/contracts';
+import { listPids, readEnviron } from '@lazyboy/desktop';
 import { findFreePort, repoRoot } from '@lazyboy/localstack';
 import type { ReceivedRequest, Turn } from '@lazyboy/model';
 import { startTestApp, type TestApp } from '../../apps/api/src/testing/test-app.js';
@@ -149,12 +149,12 @@ function stringEnv(config: object): Record<string, string> {
 
 /** Workers left by the killed API process (their home is under this suite's directory). */
 function killWorkersUnder(homes: string): void {
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+  for (const pid of listPids()) {
+    if (!readEnviron(pid)?.get('LAZYBOY_COMPUTER_HOME')?.startsWith(homes)) continue;
     try {
-      const environ = readFileSync(`/proc/${pid}/environ`, 'utf8');
-      if (environ.includes(`LAZYBOY_COMPUTER_HOME=${homes}`)) process.kill(-Number(pid), 'SIGKILL');
+      process.kill(-pid, 'SIGKILL');
     } catch {
-      // gone already, or not ours to read
+      // gone meanwhile
     }
   }
 }

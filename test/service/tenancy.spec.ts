@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { startAdminTestApp } from '../../apps/api/src/admin/admin-test-app.js';
 import { DiscoveryService, MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
 import { routeSchemas } from '../../apps/api/src/common/route-docs.js';
 import { collectApiRoutes, listApiRoutes, type ApiRouteSummary } from '../../apps/api/src/openapi/api-routes.js';
-import type { TestApp } from '../../apps/api/src/testing/test-app.js';
+import { startTestApp, type TestApp } from '../../apps/api/src/testing/test-app.js';
 import { testApiConfig } from '../../apps/api/src/testing/test-config.js';
 import { bearer, signUp, type TestUser } from '../../apps/api/src/testing/test-users.js';
 
@@ -101,8 +100,8 @@ describe('cross-workspace isolation', () => {
   });
 
   beforeAll(async () => {
-    // No executor: Alice's run stays queued, so any change Bob could make to it would show.
-    api = await startAdminTestApp(testApiConfig({ LAZYBOY_RUNNER: 'false' }));
+    // testApiConfig runs no executor: Alice's run stays queued, so any change Bob could make to it would show.
+    api = await startTestApp(testApiConfig());
     routes = listApiRoutes(api.app);
     alice = await signUp(api.url);
     bob = await signUp(api.url);

@@ -69,3 +69,4 @@ export { SECRET_AUTOCOMPLETE, SECRET_NAME_PATTERNS, namesSecret, scrubUrl } from
 export { RecorderStateError, RecorderAttachError } from './recorder/errors.js';
 export type * from './recorder/types.js';
 export type { DesktopSession } from './display/screen.js';
+export { listPids, readCmdline, readEnviron, readProcStat, type ProcStat } from './process/proc-table.js';

@@ -12,3 +12,4 @@ export {
 export { startRedis, pingRedis, type RedisOptions, type RunningRedis } from './redis.js';
 export { migrateDatabase, pendingMigrations } from './migrate.js';
 export { repoRoot } from './repo-paths.js';
+export { startScratchServices, type ScratchServices } from './scratch-services.js';

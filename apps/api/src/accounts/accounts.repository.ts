@@ -11,20 +11,17 @@ export interface LoginAccount {
   disabledAt: Date | null;
 }
 
+/** A user with a personal workspace they own. */
 export interface NewAccount {
   email: string;
   displayName: string;
   passwordHash: string;
   workspaceName: string;
   workspaceSlug: string;
-}
-
-export interface FirstAdmin {
-  email: string;
-  displayName: string;
-  passwordHash: string;
-  workspaceName: string;
-  workspaceSlug: string;
+  /** Instance administrator: only the first admin is created as one. */
+  isAdmin?: boolean;
+  /** Recorded in the same transaction (the first admin's `admin.bootstrap`); sign-up audits on its own. */
+  auditAction?: string;
 }
 
 @Injectable()
@@ -33,32 +30,6 @@ export class AccountsRepository {
 
   async countUsers(): Promise<number> {
     return this.prisma.user.count();
-  }
-
-  /**
-   * Creates the instance admin, a first workspace they own, and the audit row, all or nothing.
-   * Returns false when a user with that email already exists (another API replica won the race).
-   */
-  async createFirstAdmin(admin: FirstAdmin): Promise<boolean> {
-    return this.prisma.$transaction(async (tx) => {
-      const existing = await tx.user.findUnique({ where: { email: admin.email }, select: { id: true } });
-      if (existing) return false;
-      const user = await tx.user.create({
-        data: { email: admin.email, displayName: admin.displayName, passwordHash: admin.passwordHash, isAdmin: true },
-      });
-      const workspace = await tx.workspace.create({ data: { name: admin.workspaceName, slug: admin.workspaceSlug } });
-      await tx.membership.create({ data: { userId: user.id, workspaceId: workspace.id, role: 'owner' } });
-      await tx.auditLog.create({
-        data: {
-          workspaceId: workspace.id,
-          actorUserId: user.id,
-          action: 'admin.bootstrap',
-          targetType: 'user',
-          targetId: user.id,
-        },
-      });
-      return true;
-    });
   }
 
   async findForLogin(email: string): Promise<LoginAccount | null> {
@@ -79,7 +50,12 @@ export class AccountsRepository {
   async createWithWorkspace(account: NewAccount): Promise<{ userId: string; workspaceId: string }> {
     return this.prisma.$transaction(async (tx) => {
       const user = await tx.user.create({
-        data: { email: account.email, displayName: account.displayName, passwordHash: account.passwordHash },
+        data: {
+          email: account.email,
+          displayName: account.displayName,
+          passwordHash: account.passwordHash,
+          isAdmin: account.isAdmin ?? false,
+        },
         select: { id: true },
       });
       const workspace = await tx.workspace.create({
@@ -90,6 +66,17 @@ export class AccountsRepository {
         },
         select: { id: true },
       });
+      if (account.auditAction) {
+        await tx.auditLog.create({
+          data: {
+            workspaceId: workspace.id,
+            actorUserId: user.id,
+            action: account.auditAction,
+            targetType: 'user',
+            targetId: user.id,
+          },
+        });
+      }
       return { userId: user.id, workspaceId: workspace.id };
     });
   }

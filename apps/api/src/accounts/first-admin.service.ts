@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
+import { isUniqueViolation } from '../persistence/prisma-errors.js';
 import { AccountsRepository } from './accounts.repository.js';
 import { hashPassword } from './password-hasher.js';
 
@@ -48,13 +49,21 @@ export class FirstAdminService implements OnApplicationBootstrap, OnApplicationS
       this.logger.warn('no users yet and LAZYBOY_APP_TOKEN is unset: nobody can sign in until it is set');
       return;
     }
-    const created = await this.accounts.createFirstAdmin({
-      email: this.config.LAZYBOY_ADMIN_EMAIL,
-      displayName: 'Admin',
-      passwordHash: await hashPassword(token),
-      workspaceName: 'Home',
-      workspaceSlug: 'home',
-    });
-    if (created) this.logger.log(`created the first admin ${this.config.LAZYBOY_ADMIN_EMAIL}`);
+    try {
+      await this.accounts.createWithWorkspace({
+        email: this.config.LAZYBOY_ADMIN_EMAIL,
+        displayName: 'Admin',
+        passwordHash: await hashPassword(token),
+        workspaceName: 'Home',
+        workspaceSlug: 'home',
+        isAdmin: true,
+        auditAction: 'admin.bootstrap',
+      });
+    } catch (error) {
+      // Another API replica created the first admin (and its `home` workspace) at the same time.
+      if (isUniqueViolation(error)) return;
+      throw error;
+    }
+    this.logger.log(`created the first admin ${this.config.LAZYBOY_ADMIN_EMAIL}`);
   }
 }

@@ -22,8 +22,9 @@ import { conflict, notFound } from '../common/api-error.js';
 import { ComputersService } from '../computers/computers.service.js';
 import { RunsService } from '../runs/runs.service.js';
 import { toRunView } from '../runs/run-views.js';
+import { RealtimePublisher } from '../realtime/realtime-publisher.js';
+import { MembershipChanges } from '../tenancy/membership-changes.js';
 import { TenancyRepository } from '../tenancy/tenancy.repository.js';
-import { toMemberView } from '../tenancy/workspace-views.js';
 import { toAdminComputerView, toAdminUserView, toAdminWorkspaceView, toAuditEntryView } from './admin-views.js';
 import { AdminRepository } from './admin.repository.js';
 
@@ -38,6 +39,8 @@ export class AdminService {
   constructor(
     private readonly repo: AdminRepository,
     private readonly tenancy: TenancyRepository,
+    private readonly memberships: MembershipChanges,
+    private readonly realtime: RealtimePublisher,
     private readonly computerService: ComputersService,
     private readonly runService: RunsService,
     private readonly audit: AuditService,
@@ -79,6 +82,8 @@ export class AdminService {
       details,
       ip,
     });
+    // A disabled user's sockets go with their sessions (the repository revoked those).
+    if (change.disabledAt) await this.realtime.disconnectUser(userId);
     const updated = await this.repo.user(userId);
     if (!updated) throw notFound('user');
     return toAdminUserView(updated);
@@ -93,9 +98,9 @@ export class AdminService {
   }
 
   /**
-   * An instance admin changes a member's role in any workspace, member or not. The last-owner rule is the
-   * tenancy repository's (a locked transaction that refuses to leave a workspace without an owner), the
-   * same code WorkspacesService.changeRole relies on; only the membership check of the caller is skipped.
+   * An instance admin changes a member's role in any workspace, member or not: the same write as
+   * WorkspacesService.changeRole (MembershipChanges, with its last-owner rule), without the membership
+   * check of the caller.
    */
   async changeMemberRole(
     principal: Principal,
@@ -107,22 +112,11 @@ export class AdminService {
     if (!(await this.repo.workspaceExists(workspaceId))) throw notFound('workspace');
     const target = await this.tenancy.member(workspaceId, userId);
     if (!target) throw notFound('member');
-    if (target.role === role) return toMemberView(target);
-    const refusal = await this.tenancy.changeRole(workspaceId, userId, role);
-    if (refusal === 'not_member') throw notFound('member');
-    if (refusal === 'last_owner') throw conflict('a workspace needs at least one owner: make someone else owner first');
-    await this.audit.record({
-      workspaceId,
-      actorUserId: principal.userId,
+    return this.memberships.applyRoleChange(workspaceId, target, role, {
+      userId: principal.userId,
       action: 'admin.member.role_change',
-      targetType: 'user',
-      targetId: userId,
-      details: { from: target.role, to: role },
       ip,
     });
-    const member = await this.tenancy.member(workspaceId, userId);
-    if (!member) throw notFound('member');
-    return toMemberView(member);
   }
 
   // ------------------------------------------------------------------------------------- computers

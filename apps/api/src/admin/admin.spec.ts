@@ -3,11 +3,10 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { listApiRoutes } from '../openapi/api-routes.js';
 import { PrismaService } from '../persistence/prisma.service.js';
-import type { TestApp } from '../testing/test-app.js';
+import { startTestApp, type TestApp } from '../testing/test-app.js';
 import { testApiConfig } from '../testing/test-config.js';
 import { createIsolatedDatabase, type IsolatedDatabase } from '../testing/test-database.js';
 import { logIn, signUp, type TestUser } from '../testing/test-users.js';
-import { startAdminTestApp } from './admin-test-app.js';
 
 const ADMIN_EMAIL = 'root@example.test';
 const APP_TOKEN = `app-token-${randomUUID()}`;
@@ -37,14 +36,9 @@ describe('admin dashboard endpoints', () => {
   beforeAll(async () => {
     // An empty database of our own: LAZYBOY_APP_TOKEN makes its first user an instance admin.
     database = await createIsolatedDatabase();
-    api = await startAdminTestApp(
-      testApiConfig({
-        DATABASE_URL: database.url,
-        LAZYBOY_APP_TOKEN: APP_TOKEN,
-        LAZYBOY_ADMIN_EMAIL: ADMIN_EMAIL,
-        // No executor: messages leave their runs queued, so stopping them is deterministic.
-        LAZYBOY_RUNNER: 'false',
-      }),
+    // testApiConfig runs no executor: messages leave their runs queued, so stopping them is deterministic.
+    api = await startTestApp(
+      testApiConfig({ DATABASE_URL: database.url, LAZYBOY_APP_TOKEN: APP_TOKEN, LAZYBOY_ADMIN_EMAIL: ADMIN_EMAIL }),
     );
     const cookie = await logIn(api.url, ADMIN_EMAIL, APP_TOKEN);
     const me = await request(api.url).get('/api/auth/me').set('Cookie', cookie).expect(200);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -9,9 +9,10 @@ import path from 'node:path';
 import { Runtime, SERVICE_LIMITS, type ToolContext, type ToolDefinition, type ToolOutcome } from '@lazyboy/agent';
 import type { ContentPart } from '@lazyboy/contracts';
 import { findFreePort, ManagedProcess, repoRoot } from '@lazyboy/localstack';
+import { findFreeDisplayBase } from '@lazyboy/desktop';
 import { createModelClient, ScriptedModelServer, scriptedBackend } from '@lazyboy/model';
 import { WorkerClient } from '../computers/worker-client.js';
-import { computerTools, ScreenLeaseLostError, TAKEOVER_PROMPT, type ScreenProvider } from './computer-tools.js';
+import { computerTools, ScreenLeaseLostError, TAKEOVER_PROMPT, type ScreenProvider } from './index.js';
 
 // The computer tools against a real worker process (apps/worker/dist/main.js) with one real screen:
 // Xvfb, Chromium, the sandboxed shell, the home's files. One desktop boot for the whole suite.
@@ -75,30 +76,11 @@ async function workerPost(route: string, body: unknown): Promise<unknown> {
   return client.post(route as `/${string}`, body);
 }
 
-/** apps/worker/dist must be at least as new as the sources Node will not read (worker, desktop, contracts). */
-function buildWorkerIfStale(): void {
-  const built = ['apps/worker', 'libs/desktop', 'libs/contracts'].map((p) => path.join(repoRoot, p, 'dist', '.tsbuildinfo'));
-  const builtAt = Math.min(...built.map((f) => (existsSync(f) ? statSync(f).mtimeMs : 0)));
-  const newest = Math.max(
-    ...['apps/worker/src', 'libs/desktop/src', 'libs/contracts/src'].map((dir) => newestSource(path.join(repoRoot, dir))),
-  );
-  if (existsSync(path.join(repoRoot, 'apps/worker/dist/main.js')) && builtAt >= newest) return;
-  try {
-    execFileSync('npx', ['tsc', '-b', 'apps/worker'], { cwd: repoRoot, stdio: 'pipe' });
-  } catch (error) {
-    const output = (error as { stdout?: Buffer }).stdout?.toString() ?? '';
-    throw new Error(`building apps/worker failed:\n${output.slice(0, 4_000)}`, { cause: error });
+/** `./lazyboy test` builds the worker before Jest starts; this suite runs what is built. */
+function requireBuiltWorker(): void {
+  if (!existsSync(path.join(repoRoot, 'apps/worker/dist/main.js'))) {
+    throw new Error('apps/worker is not built: run ./lazyboy test (or npx tsc -b apps/worker) first');
   }
-}
-
-function newestSource(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestSource(full));
-    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts')) newest = Math.max(newest, statSync(full).mtimeMs);
-  }
-  return newest;
 }
 
 /**
@@ -106,12 +88,7 @@ function newestSource(dir: string): number {
  * worker and computers suites use lower offsets), so that parallel suites never race for a number.
  */
 function pickDisplayBase(): number {
-  const from = 1_000 + Number(process.env['JEST_WORKER_ID'] ?? 0) * 1_000 + 800;
-  for (let base = from; base < from + 150; base++) {
-    const display = base + 1;
-    if (!existsSync(`/tmp/.X${display}-lock`) && !existsSync(`/tmp/.X11-unix/X${display}`)) return base;
-  }
-  throw new Error(`no free X display between :${from + 1} and :${from + 150}`);
+  return findFreeDisplayBase(1, 1_000 + Number(process.env['JEST_WORKER_ID'] ?? 0) * 1_000 + 800);
 }
 
 async function waitForHealth(base: string, timeoutMs: number): Promise<void> {
@@ -161,7 +138,7 @@ function computerProcesses(): number[] {
 }
 
 beforeAll(async () => {
-  buildWorkerIfStale();
+  requireBuiltWorker();
   // 0755 all the way down: the computer's shell runs as its own user and must reach its home.
   root = mkdtempSync(path.join(os.tmpdir(), 'lazyboy-agent-tools-'));
   chmodSync(root, 0o755);
@@ -282,13 +259,17 @@ describe('shell', () => {
     expect(ctx.jobs).toHaveLength(1);
     const finished = await ctx.jobs[0]!;
     expect(finished.isError).toBe(false);
-    // The exit status appears once the worker reports it on /shell/output (the contract says it should).
-    expect(finished.content).toMatch(/^finished(: exit 0)?\nearly\nlate\n$/);
+    expect(finished.content).toMatch(/^finished: exit 0\nearly\nlate\n$/);
     const after = await use('command_output', { command: number });
-    expect(after).toEqual({
-      content: expect.stringMatching(/^\(no new output\)\n\[finished(: exit 0)?\]$/),
-      controlledWait: true,
-    });
+    expect(after).toEqual({ content: '(no new output)\n[finished: exit 0]', controlledWait: true });
+  });
+
+  it('reports a background command that fails as a failure, with its exit status', async () => {
+    const ctx = context();
+    const started = await use('shell', { command: 'sleep 1; echo broken >&2; exit 3', block_until_ms: 200 }, ctx);
+    expect(started.content).toMatch(/continues in the background as job-1\. .* Its number is \d+: command_output/);
+    const finished = await ctx.jobs[0]!;
+    expect(finished).toEqual({ content: 'finished: exit 3\nbroken\n', isError: true });
   });
 });
 

@@ -1,11 +1,5 @@
-export {
-  computerTools,
-  COMPUTER_TOOL_NAMES,
-  toolNeedsComputer,
-  describeStep,
-  ScreenLeaseLostError,
-  LEASE_LOST_REASON,
-  TAKEOVER_PROMPT,
-  type ComputerToolOptions,
-  type ScreenProvider,
-} from './computer-tools.js';
+// The one import for the run executor.
+export { computerTools, type ComputerToolOptions } from './computer-tools.js';
+export { describeStep } from './describe-step.js';
+export { ScreenLeaseLostError, type ScreenProvider } from './screen-provider.js';
+export { LEASE_LOST_REASON, TAKEOVER_PROMPT } from './worker-call.js';

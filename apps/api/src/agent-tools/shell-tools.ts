@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { defineTool, type ToolContext, type ToolDefinition, type ToolOutcome } from '@lazyboy/agent';
+import { backgroundAfter, defineTool, type ToolContext, type ToolDefinition, type ToolOutcome } from '@lazyboy/agent';
 import {
   shellOutputResponseSchema,
   shellRunResponseSchema,
@@ -116,7 +116,7 @@ export function shellTools(screens: ScreenProvider, options: ShellToolOptions): 
     execute: async ({ command, timeout_secs, block_until_ms }, ctx) => {
       const blockUntilMs = Math.min(block_until_ms ?? options.blockUntilMs, MAX_BLOCK_MS);
       const timeoutMs = timeout_secs === undefined ? options.commandTimeoutMs : timeout_secs * 1000;
-      const answer = await callWorker(
+      const started = callWorker(
         screens,
         {
           tool: SHELL_TOOL,
@@ -127,17 +127,23 @@ export function shellTools(screens: ScreenProvider, options: ShellToolOptions): 
         },
         ctx,
       );
-      if (!answer.ok) return answer.outcome;
-      const run = answer.value;
-      if (run.done) return finishedOutcome(run, timeoutMs);
-      const output = new UnseenOutput();
-      unseen.set(run.commandId, output);
-      const jobId = ctx.background(shortCommand(command), watch(run.commandId, output, ctx));
+      const work = started.then((answer) => {
+        if (!answer.ok) return answer.outcome;
+        const run = answer.value;
+        if (run.done) return finishedOutcome(run, timeoutMs);
+        const output = new UnseenOutput();
+        unseen.set(run.commandId, output);
+        return watch(run.commandId, output, ctx);
+      });
+      // The worker waits block_until_ms too: a command past it is backgrounded, as in the CLI's shell tool.
+      const outcome = await backgroundAfter(ctx, shortCommand(command), work, blockUntilMs);
+      if (!outcome.state || !Object.keys(outcome.state).some((key) => key.startsWith('job:'))) return outcome;
+      // The worker answers "still running" at about the same moment: its number is for command_output.
+      const answer = await started.catch(() => undefined);
+      if (!answer?.ok) return outcome;
       return {
-        content:
-          `still running after ${Math.round(blockUntilMs / 1000)} s; it continues in the background as ${jobId}. ` +
-          `You will be told when it finishes: do not poll. Its number is ${run.commandId}: command_output shows what it has written so far.`,
-        state: { [`job:${jobId}`]: shortCommand(command) },
+        ...outcome,
+        content: `${String(outcome.content)} Its number is ${answer.value.commandId}: command_output shows what it has written so far.`,
       };
     },
   });
@@ -169,17 +175,13 @@ function finishedOutcome(run: Extract<ShellRunResponse, { done: true }>, timeout
   return { content: `${status}\n${output}`, isError: run.exitCode !== 0 };
 }
 
-/**
- * How a watched command ended. The contract has the worker add exitCode/timedOut once a command has
- * ended, but not every worker does yet: then all that is known is that it finished.
- */
+/** How a watched command ended (the worker adds exitCode and timedOut once it has). */
 function outputEnd(output: ShellOutputResponse): string {
-  if (output.exitCode === undefined && output.timedOut === undefined) return 'finished';
   return `finished: ${endStatus(output.exitCode ?? null, null, output.timedOut === true)}`;
 }
 
 function failed(output: ShellOutputResponse): boolean {
-  return output.timedOut === true || (output.exitCode !== undefined && output.exitCode !== 0);
+  return output.timedOut === true || output.exitCode !== 0;
 }
 
 function endStatus(exitCode: number | null, signal: string | null, timedOut: boolean, timeoutMs?: number): string {

@@ -124,7 +124,7 @@ const HINTS: Partial<Record<WorkerCallError['code'], string>> = {
   SANDBOX_UNAVAILABLE: 'the shell is not available on this computer',
 };
 
-export function firstLine(error: unknown): string {
+function firstLine(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return message.split('\n')[0] ?? message;
 }

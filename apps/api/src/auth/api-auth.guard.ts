@@ -8,7 +8,8 @@ import { SessionStrategy } from './session.strategy.js';
 
 /**
  * The global guard: every HTTP route needs a signed-in principal (session cookie or API token) unless
- * it is @Public(); @AdminOnly() routes also need an instance administrator. Puts the Principal on
+ * it is @Public(); @AdminOnly() routes also need an instance administrator, not through a workspace-limited
+ * token. Puts the Principal on
  * req.user. Websocket events pass: the realtime gateway authenticates its handshake itself
  * (SessionAuthenticator) and checks membership per subscription.
  */
@@ -28,8 +29,10 @@ export class ApiAuthGuard implements CanActivate {
     const principal = await runStrategy(this.strategy, req, http.getResponse<Response>());
     if (!principal) throw new ApiError('UNAUTHENTICATED', 'sign in first');
     req.user = principal;
-    if (this.reflector.getAllAndOverride<boolean | undefined>(ADMIN_ROUTE, targets) && !principal.isAdmin) {
-      throw forbidden('this is for instance administrators only');
+    if (this.reflector.getAllAndOverride<boolean | undefined>(ADMIN_ROUTE, targets)) {
+      if (!principal.isAdmin) throw forbidden('this is for instance administrators only');
+      // A token limited to one workspace was handed out for that workspace, not for the whole instance.
+      if (principal.tokenWorkspaceId) throw forbidden('an API token limited to one workspace cannot use admin routes');
     }
     return true;
   }

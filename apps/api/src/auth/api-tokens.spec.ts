@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { PrismaService } from '../persistence/prisma.service.js';
 import { startTestApp, type TestApp } from '../testing/test-app.js';
 import { testApiConfig } from '../testing/test-config.js';
-import { bearer, createApiToken, signUp, type TestUser } from '../testing/test-users.js';
+import { createIsolatedDatabase, type IsolatedDatabase } from '../testing/test-database.js';
+import { bearer, createApiToken, logIn, signUp, type TestUser } from '../testing/test-users.js';
 import { sha256Hex } from './secrets.js';
 
 describe('API tokens', () => {
@@ -126,6 +128,41 @@ describe('API tokens', () => {
         .send({ name: 'foreign', workspaceId: user.workspaceId })
         .expect(404);
       expect(res.body.error.code).toBe('NOT_FOUND');
+    });
+  });
+
+  describe('of an instance admin', () => {
+    const appToken = 'admin-token-test-0123456789abcdef-0123';
+    // Unique per run: sign-in attempts are counted per email in the Redis every suite shares.
+    const adminEmail = `root-${randomUUID().slice(0, 8)}@example.test`;
+    let database: IsolatedDatabase;
+    let adminApi: TestApp;
+    let cookie: string;
+
+    beforeAll(async () => {
+      // The first admin exists only on an empty database: this suite gets one of its own.
+      database = await createIsolatedDatabase();
+      adminApi = await startTestApp(
+        testApiConfig({ DATABASE_URL: database.url, LAZYBOY_APP_TOKEN: appToken, LAZYBOY_ADMIN_EMAIL: adminEmail }),
+      );
+      cookie = await logIn(adminApi.url, adminEmail, appToken);
+    });
+    afterAll(async () => {
+      await adminApi?.close();
+      await database?.drop();
+    });
+
+    it('reach admin routes only when not limited to one workspace', async () => {
+      const me = await request(adminApi.url).get('/api/auth/me').set('Cookie', cookie).expect(200);
+      const workspaceId: string = me.body.workspaces[0].id;
+      const full = await createApiToken(adminApi.url, cookie);
+      const limited = await createApiToken(adminApi.url, cookie, workspaceId);
+
+      await request(adminApi.url).get('/api/admin/users').set(bearer(full)).expect(200);
+      const refused = await request(adminApi.url).get('/api/admin/users').set(bearer(limited)).expect(403);
+      expect(refused.body.error.code).toBe('FORBIDDEN');
+      // Still good for its own workspace.
+      await request(adminApi.url).get(`/api/workspaces/${workspaceId}`).set(bearer(limited)).expect(200);
     });
   });
 });

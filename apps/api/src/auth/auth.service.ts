@@ -5,10 +5,12 @@ import { hashPassword, verifyPassword } from '../accounts/password-hasher.js';
 import { AuditService } from '../audit/audit.service.js';
 import { ApiError, conflict } from '../common/api-error.js';
 import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
-import { isUniqueViolation, TenancyRepository } from '../tenancy/tenancy.repository.js';
-import { slugBase, slugWithSuffix } from '../tenancy/workspace-slug.js';
+import { isUniqueViolation } from '../persistence/prisma-errors.js';
+import { RealtimePublisher } from '../realtime/realtime-publisher.js';
+import { TenancyRepository } from '../tenancy/tenancy.repository.js';
+import { createWithUniqueSlug } from '../tenancy/workspace-slug.js';
 import { toSummary } from '../tenancy/workspace-views.js';
-import { LoginRateLimiter } from './login-rate-limiter.js';
+import { LoginRateLimiter, rateLimited } from './login-rate-limiter.js';
 import { LoginSessionsRepository } from './login-sessions.repository.js';
 import type { Principal } from './principal.js';
 import { randomSecret, sha256Hex } from './secrets.js';
@@ -16,8 +18,6 @@ import { encodeSessionCookie } from './session-cookie.js';
 
 /** The one answer to every failed sign-in: it must not tell which of email and password was wrong. */
 export const WRONG_CREDENTIALS = 'wrong email or password';
-
-const SIGNUP_ATTEMPTS = 5;
 
 /** Where a request came from, for sessions, rate limits and the audit log. */
 export interface RequestOrigin {
@@ -43,6 +43,7 @@ export class AuthService implements OnModuleInit {
     private readonly sessions: LoginSessionsRepository,
     private readonly limiter: LoginRateLimiter,
     private readonly audit: AuditService,
+    private readonly realtime: RealtimePublisher,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -51,25 +52,25 @@ export class AuthService implements OnModuleInit {
 
   /**
    * Checks email and password (the local strategy's verify step). Every outcome is audited, never with
-   * the password. Throws UNAUTHENTICATED with one generic message, or RATE_LIMITED.
+   * the password; refusals by the rate limit only once per window. Throws UNAUTHENTICATED with one generic
+   * message, or RATE_LIMITED.
    */
   async verifyCredentials(email: string, password: string, origin: RequestOrigin): Promise<Principal> {
     const ip = origin.ip ?? 'unknown';
-    try {
-      await this.limiter.check(email, ip);
-    } catch (error) {
-      await this.recordFailure(email, null, 'rate_limited', origin);
-      throw error;
+    // Counted before the password is checked: parallel guesses each take an attempt while scrypt runs.
+    const refusal = await this.limiter.attempt(email, ip);
+    if (refusal) {
+      if (refusal.first) await this.recordFailure(email, null, 'rate_limited', origin);
+      throw rateLimited(refusal);
     }
     const account = await this.accounts.findForLogin(email);
     const passwordOk = await verifyPassword(password, account?.passwordHash ?? this.decoyHash);
     const reason = failureReason(account, passwordOk);
     if (reason || !account) {
-      await this.limiter.recordFailure(email, ip);
       await this.recordFailure(email, account?.id ?? null, reason ?? 'unknown_email', origin);
       throw new ApiError('UNAUTHENTICATED', WRONG_CREDENTIALS);
     }
-    await this.limiter.clear(email, ip);
+    await this.limiter.succeeded(email, ip);
     return {
       userId: account.id,
       email: account.email,
@@ -109,26 +110,25 @@ export class AuthService implements OnModuleInit {
   async signup(request: SignupRequest, origin: RequestOrigin): Promise<{ principal: Principal; session: StartedSession }> {
     if (await this.accounts.emailTaken(request.email)) throw emailTaken();
     const passwordHash = await hashPassword(request.password);
-    const base = slugBase(request.email.split('@')[0] ?? '');
-    let slug = (await this.tenancy.slugTaken(base)) ? slugWithSuffix(base) : base;
-    let created: { userId: string; workspaceId: string } | undefined;
-    for (let attempt = 1; !created; attempt++) {
-      try {
-        created = await this.accounts.createWithWorkspace({
-          email: request.email,
-          displayName: request.displayName,
-          passwordHash,
-          workspaceName: request.displayName,
-          workspaceSlug: slug,
-        });
-      } catch (error) {
-        if (!isUniqueViolation(error)) throw error;
-        // Either the same email signed up concurrently, or someone took the slug since we checked.
-        if (await this.accounts.emailTaken(request.email)) throw emailTaken();
-        if (attempt >= SIGNUP_ATTEMPTS) throw error;
-        slug = slugWithSuffix(base);
-      }
-    }
+    const created = await createWithUniqueSlug(
+      request.email.split('@')[0] ?? '',
+      (slug) => this.tenancy.slugTaken(slug),
+      async (slug) => {
+        try {
+          return await this.accounts.createWithWorkspace({
+            email: request.email,
+            displayName: request.displayName,
+            passwordHash,
+            workspaceName: request.displayName,
+            workspaceSlug: slug,
+          });
+        } catch (error) {
+          // The same email signed up concurrently: a conflict, not a slug to retry with another suffix.
+          if (isUniqueViolation(error) && (await this.accounts.emailTaken(request.email))) throw emailTaken();
+          throw error;
+        }
+      },
+    );
     await this.audit.record({
       workspaceId: created.workspaceId,
       actorUserId: created.userId,
@@ -149,10 +149,15 @@ export class AuthService implements OnModuleInit {
     return { principal, session: await this.startSession(principal, origin) };
   }
 
-  /** Ends the cookie's LoginSession (a bearer caller has none: nothing to end). */
+  /**
+   * Ends the cookie's LoginSession (a bearer caller has none: nothing to end) and closes the user's sockets:
+   * one of them was authenticated with the cookie that no longer works. Sockets are tracked per user, so
+   * those of the user's other sessions close too; their clients may connect again with their own cookies.
+   */
   async logout(principal: Principal, origin: RequestOrigin): Promise<void> {
     if (!principal.loginSessionId) return;
     await this.sessions.revoke(principal.loginSessionId, new Date());
+    await this.realtime.disconnectUser(principal.userId);
     await this.audit.record({
       actorUserId: principal.userId,
       action: 'auth.logout',

@@ -215,6 +215,20 @@ describe('sign-in rate limit and cookie settings', () => {
     await login(ip, other.email, other.password).expect(200);
   });
 
+  it('counts parallel guesses before checking them, and audits one refusal per window', async () => {
+    const user = await signUp(api.url);
+    const ip = freshIp();
+    const guesses = await Promise.all(Array.from({ length: attempts + 5 }, (_, i) => login(ip, user.email, `wrong guess ${i}`)));
+    const statuses = guesses.map((res) => res.status);
+    expect(statuses.filter((status) => status === 401).length).toBeLessThanOrEqual(attempts);
+    expect(statuses.filter((status) => status !== 401 && status !== 429)).toEqual([]);
+    await login(ip, user.email, user.password).expect(429);
+    const refusals = await api.app
+      .get(PrismaService)
+      .auditLog.count({ where: { action: 'auth.login_failed', ip, metadata: { path: ['reason'], equals: 'rate_limited' } } });
+    expect(refusals).toBe(1);
+  });
+
   it('forgets the failures of an email once it signs in', async () => {
     const user = await signUp(api.url);
     const ip = freshIp();

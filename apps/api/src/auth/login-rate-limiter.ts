@@ -4,14 +4,32 @@ import { ApiError } from '../common/api-error.js';
 import { RedisService } from '../redis/redis.service.js';
 import { sha256Hex } from './secrets.js';
 
-/** Failures count within this window, from the first failure on (a fixed window per key). */
+/** Attempts count within this window, from the first attempt on (a fixed window per key). */
 export const LOGIN_WINDOW_SECONDS = 15 * 60;
 /** One address may fail this many times the per-email allowance, across all emails (password spraying). */
 export const PER_IP_FACTOR = 5;
 
+/** Why a sign-in was refused before its password was looked at. */
+export interface LoginRefusal {
+  retryAfterSeconds: number;
+  /** The first refusal of its window: the one worth an audit row (the rest would only flood the log). */
+  first: boolean;
+}
+
+// Forgets the (email, address) count and gives the address back the attempt a successful sign-in used.
+// A script, so the address count is only decremented while it exists: a DECR after expiry would
+// create a key without a TTL.
+const SUCCEEDED_SCRIPT = `
+redis.call('DEL', KEYS[1])
+if tonumber(redis.call('GET', KEYS[2]) or '0') > 0 then redis.call('DECR', KEYS[2]) end
+return 0
+`;
+
 /**
- * Counts failed sign-ins in Redis, per (email, address) and per address, and refuses further attempts
- * with 429 RATE_LIMITED once a count exceeds its allowance, until the window ends.
+ * Counts sign-in attempts in Redis, per (email, address) and per address, and refuses them with 429
+ * RATE_LIMITED once a count exceeds its allowance, until the window ends. Each attempt is counted
+ * atomically BEFORE its password is checked, so parallel guesses cannot all slip through while scrypt
+ * runs; a successful sign-in takes its attempt back.
  *
  * While Redis is unreachable sign-ins go on unlimited (logged): an outage of the cache should not lock
  * every user out, and scrypt already makes each guess cost tens of milliseconds.
@@ -30,58 +48,45 @@ export class LoginRateLimiter {
     this.perIp = config.LAZYBOY_LOGIN_ATTEMPTS * PER_IP_FACTOR;
   }
 
-  /** Throws RATE_LIMITED (with Retry-After) when either count has used up its allowance. */
-  async check(email: string, ip: string): Promise<void> {
+  /** Counts one attempt; null when it may go on, the refusal when either count is over its allowance. */
+  async attempt(email: string, ip: string): Promise<LoginRefusal | null> {
     const [pairKey, ipKey] = keys(email, ip);
-    let counts: (string | null)[];
+    let numbers: number[];
     try {
-      counts = await this.redis.client.mget(pairKey, ipKey);
-    } catch (error) {
-      this.unavailable(error);
-      return;
-    }
-    const blocked = [
-      { key: pairKey, count: Number(counts[0] ?? 0), limit: this.perPair },
-      { key: ipKey, count: Number(counts[1] ?? 0), limit: this.perIp },
-    ].filter((entry) => entry.count >= entry.limit);
-    if (blocked.length === 0) return;
-    let retryAfter = LOGIN_WINDOW_SECONDS;
-    try {
-      const ttls = await Promise.all(blocked.map((entry) => this.redis.client.ttl(entry.key)));
-      retryAfter = Math.max(1, ...ttls);
-    } catch (error) {
-      this.unavailable(error);
-    }
-    throw new ApiError(
-      'RATE_LIMITED',
-      'too many failed sign-ins: try again later',
-      { retryAfterSeconds: retryAfter },
-      {
-        'Retry-After': String(retryAfter),
-      },
-    );
-  }
-
-  async recordFailure(email: string, ip: string): Promise<void> {
-    const [pairKey, ipKey] = keys(email, ip);
-    try {
-      // SET NX EX starts the window at the first failure; INCR never touches the expiry.
-      await this.redis.client
+      // EXPIRE NX starts the window at the first attempt; later INCRs never move it.
+      const replies = await this.redis.client
         .multi()
-        .set(pairKey, '0', 'EX', LOGIN_WINDOW_SECONDS, 'NX')
         .incr(pairKey)
-        .set(ipKey, '0', 'EX', LOGIN_WINDOW_SECONDS, 'NX')
+        .expire(pairKey, LOGIN_WINDOW_SECONDS, 'NX')
+        .ttl(pairKey)
         .incr(ipKey)
+        .expire(ipKey, LOGIN_WINDOW_SECONDS, 'NX')
+        .ttl(ipKey)
         .exec();
+      numbers = (replies ?? []).map(([error, value]) => {
+        if (error) throw error;
+        return Number(value);
+      });
     } catch (error) {
       this.unavailable(error);
+      return null;
     }
+    const [pairCount = 0, , pairTtl = -1, ipCount = 0, , ipTtl = -1] = numbers;
+    const over = [
+      { count: pairCount, limit: this.perPair, ttl: pairTtl },
+      { count: ipCount, limit: this.perIp, ttl: ipTtl },
+    ].filter((entry) => entry.count > entry.limit);
+    if (over.length === 0) return null;
+    return {
+      retryAfterSeconds: Math.max(1, ...over.map((entry) => (entry.ttl > 0 ? entry.ttl : LOGIN_WINDOW_SECONDS))),
+      first: over.some((entry) => entry.count === entry.limit + 1),
+    };
   }
 
-  /** A successful sign-in forgets that email's failures from that address (not the address's total). */
-  async clear(email: string, ip: string): Promise<void> {
+  /** A successful sign-in forgets that email's attempts from that address and takes its own back from the address. */
+  async succeeded(email: string, ip: string): Promise<void> {
     try {
-      await this.redis.client.del(keys(email, ip)[0]);
+      await this.redis.client.eval(SUCCEEDED_SCRIPT, 2, ...keys(email, ip));
     } catch (error) {
       this.unavailable(error);
     }
@@ -92,7 +97,18 @@ export class LoginRateLimiter {
   }
 }
 
+/** The 429 answer to a refused attempt, with Retry-After. */
+export function rateLimited(refusal: LoginRefusal): ApiError {
+  const retryAfter = refusal.retryAfterSeconds;
+  return new ApiError(
+    'RATE_LIMITED',
+    'too many failed sign-ins: try again later',
+    { retryAfterSeconds: retryAfter },
+    { 'Retry-After': String(retryAfter) },
+  );
+}
+
 /** Emails are hashed in the key names: Redis keys show up in monitoring tools and must not list addresses. */
 function keys(email: string, ip: string): [pair: string, ip: string] {
-  return [`lazyboy:login-failures:pair:${sha256Hex(`${email}\n${ip}`)}`, `lazyboy:login-failures:ip:${sha256Hex(ip)}`];
+  return [`lazyboy:login-attempts:pair:${sha256Hex(`${email}\n${ip}`)}`, `lazyboy:login-attempts:ip:${sha256Hex(ip)}`];
 }

@@ -1,42 +1,34 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { INestApplication } from '@nestjs/common';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { Test } from '@nestjs/testing';
 import { botViewSchema, type BotView } from '@lazyboy/contracts';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { configureApp } from '../bootstrap.js';
 import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
 import { SecretBox } from '../crypto/secret-box.js';
 import { PrismaService } from '../persistence/prisma.service.js';
-import { createTestMember, testCoreModules, TestSessions, type TestMember } from '../realtime/test-auth.js';
+import { startTestApp, type TestApp } from '../testing/test-app.js';
 import { testApiConfig } from '../testing/test-config.js';
-import { BotsModule } from './bots.module.js';
+import { sessionPrincipalOf } from '../testing/test-principal.js';
+import { bearer, createApiToken, signUp, type TestUser } from '../testing/test-users.js';
 import { BotsService } from './bots.service.js';
 
 describe('agents (bots) over HTTP', () => {
-  const sessions = new TestSessions();
-  let app: INestApplication;
+  let api: TestApp;
   let prisma: PrismaService;
-  let alice: TestMember;
-  let mallory: TestMember;
+  let alice: TestUser;
+  let mallory: TestUser;
 
-  const http = () => request(app.getHttpServer());
-  const createBot = (member: TestMember, body: object) =>
+  const http = () => request(api.url);
+  const createBot = (member: TestUser, body: object) =>
     http().post(`/api/workspaces/${member.workspaceId}/bots`).set('Cookie', member.cookie).send(body);
 
   beforeAll(async () => {
-    const moduleRef = await Test.createTestingModule({
-      imports: [...testCoreModules(testApiConfig(), sessions), BotsModule],
-    }).compile();
-    app = configureApp(moduleRef.createNestApplication<NestExpressApplication>({ logger: ['error'], bodyParser: false }));
-    await app.init();
-    prisma = app.get(PrismaService);
-    [alice, mallory] = await Promise.all([createTestMember(prisma, sessions), createTestMember(prisma, sessions)]);
+    api = await startTestApp(testApiConfig());
+    prisma = api.app.get(PrismaService);
+    [alice, mallory] = await Promise.all([signUp(api.url), signUp(api.url)]);
   });
 
   afterAll(async () => {
-    await app?.close();
+    await api?.close();
   });
 
   it('creates an agent with defaults and a random avatar seed, and lists them oldest first', async () => {
@@ -157,17 +149,20 @@ describe('agents (bots) over HTTP', () => {
     expect(stored.modelApiKeyCipher).not.toBeNull();
     expect(Buffer.from(stored.modelApiKeyCipher!).toString('latin1')).not.toContain(secret);
 
-    const service = app.get(BotsService);
-    await expect(service.modelApiKey(bot.id)).resolves.toBe(secret);
+    const service = api.app.get(BotsService);
+    // What the run executor does with the row it claimed.
+    expect(service.openModelKey(stored.modelApiKeyCipher)).toBe(secret);
 
     // Sealed with the model-keys key: no other purpose's key opens it.
-    const config = app.get<ApiConfig>(API_CONFIG);
+    const config = api.app.get<ApiConfig>(API_CONFIG);
     expect(new SecretBox(config.LAZYBOY_VAULT_KEY, 'model-keys').open(stored.modelApiKeyCipher!)).toBe(secret);
     expect(() => new SecretBox(config.LAZYBOY_VAULT_KEY, 'computer-control-token').open(stored.modelApiKeyCipher!)).toThrow();
 
     const removed = await http().patch(`/api/bots/${bot.id}`).set('Cookie', alice.cookie).send({ modelApiKey: null });
     expect(removed.body.hasModelApiKey).toBe(false);
-    await expect(service.modelApiKey(bot.id)).resolves.toBeUndefined();
+    const cleared = await prisma.bot.findUniqueOrThrow({ where: { id: bot.id } });
+    expect(cleared.modelApiKeyCipher).toBeNull();
+    expect(service.openModelKey(cleared.modelApiKeyCipher)).toBeUndefined();
   });
 
   it('deletes an agent (204), after which it is gone', async () => {
@@ -203,21 +198,31 @@ describe('agents (bots) over HTTP', () => {
       expect(create.status).toBe(404);
     }
 
-    // Nothing changed for the owner, and the service's own lookups agree.
+    // Nothing changed for the owner, and the service's own lookup agrees.
     const still = await http().get(`/api/bots/${foreignId}`).set('Cookie', alice.cookie);
     expect(still.body.name).toBe(bot.name);
-    const service = app.get(BotsService);
-    await expect(service.getForPrincipal(mallory.principal, foreignId)).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    await expect(service.getForPrincipal(alice.principal, foreignId)).resolves.toEqual(still.body);
-    await expect(service.getById(foreignId)).resolves.toEqual(still.body);
-    await expect(service.getById(missingId)).resolves.toBeNull();
+    const service = api.app.get(BotsService);
+    await expect(service.getForPrincipal(sessionPrincipalOf(mallory), foreignId)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(service.getForPrincipal(sessionPrincipalOf(alice), foreignId)).resolves.toEqual(still.body);
   });
 
   it('limits an API token bound to one workspace to that workspace', async () => {
     const bot = (await createBot(alice, { name: `Scoped ${randomUUID()}` })).body as BotView;
-    const elsewhere = { ...alice.principal, via: 'token' as const, tokenWorkspaceId: randomUUID() };
-    const cookie = sessions.cookieFor(elsewhere);
-    expect((await http().get(`/api/bots/${bot.id}`).set('Cookie', cookie)).status).toBe(404);
-    expect((await http().get(`/api/workspaces/${alice.workspaceId}/bots`).set('Cookie', cookie)).status).toBe(404);
+    const second = await http().post('/api/workspaces').set('Cookie', alice.cookie).send({ name: 'Second' }).expect(201);
+    const otherBot = await http()
+      .post(`/api/workspaces/${second.body.id}/bots`)
+      .set('Cookie', alice.cookie)
+      .send({ name: 'Elsewhere' })
+      .expect(201);
+    const token = await createApiToken(api.url, alice.cookie, second.body.id);
+
+    expect((await http().get(`/api/bots/${bot.id}`).set(bearer(token))).status).toBe(404);
+    expect((await http().get(`/api/workspaces/${alice.workspaceId}/bots`).set(bearer(token))).status).toBe(404);
+    // The token still works in its own workspace, and an unbound token of the same user sees both.
+    expect((await http().get(`/api/bots/${otherBot.body.id}`).set(bearer(token))).status).toBe(200);
+    const list = await http().get(`/api/workspaces/${second.body.id}/bots`).set(bearer(token)).expect(200);
+    expect((list.body as BotView[]).map((b) => b.id)).toEqual([otherBot.body.id]);
+    const everywhere = await createApiToken(api.url, alice.cookie);
+    expect((await http().get(`/api/bots/${bot.id}`).set(bearer(everywhere))).status).toBe(200);
   });
 });

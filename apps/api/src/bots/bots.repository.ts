@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { ComputerMode } from '@lazyboy/contracts';
 import type { Principal } from '../auth/principal.js';
 import { Prisma, type Bot } from '../persistence/generated/client.js';
+import { isUniqueViolation } from '../persistence/prisma-errors.js';
 import { PrismaService } from '../persistence/prisma.service.js';
 import { visibleWorkspaces } from '../tenancy/workspace-scope.js';
 
@@ -50,11 +51,6 @@ export class BotsRepository {
     return this.prisma.bot.findFirst({ where: { id: botId, workspace: visibleWorkspaces(principal) } });
   }
 
-  /** Unscoped: for internal callers (the run executor) that already know the bot is theirs to use. */
-  findById(botId: string): Promise<Bot | null> {
-    return this.prisma.bot.findUnique({ where: { id: botId } });
-  }
-
   /** Changes a bot the principal may see; null for foreign and missing ids alike. */
   async updateVisible(principal: Principal, botId: string, changes: BotChanges): Promise<Bot | null | typeof NAME_TAKEN> {
     try {
@@ -71,10 +67,6 @@ export class BotsRepository {
     const { count } = await this.prisma.bot.deleteMany({ where: { id: botId, workspace: visibleWorkspaces(principal) } });
     return count > 0;
   }
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
 }
 
 function isRecordMissing(error: unknown): boolean {

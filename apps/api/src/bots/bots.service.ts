@@ -13,7 +13,7 @@ import { mergeModelSettings, toBotView } from './bot-view.js';
 /** SecretBox purpose of model API keys: the HKDF info is 'lazyboy:model-keys'. */
 export const MODEL_KEYS_PURPOSE = 'model-keys';
 
-/** Agents of a workspace: CRUD for the API, lookups and the decrypted model key for the run executor. */
+/** Agents of a workspace: CRUD for the API, and the decrypted model key for the run executor. */
 @Injectable()
 export class BotsService {
   private readonly modelKeys: SecretBox;
@@ -51,17 +51,12 @@ export class BotsService {
     return toBotView(await this.visibleRow(principal, botId));
   }
 
-  /** Internal and unscoped (the run executor): null when the bot does not exist. */
-  async getById(botId: string): Promise<BotView | null> {
-    const bot = await this.bots.findById(botId);
-    return bot ? toBotView(bot) : null;
-  }
-
-  /** The bot's own model API key, decrypted (first link of the credential chain); undefined when it has none. */
-  async modelApiKey(botId: string): Promise<string | undefined> {
-    const bot = await this.bots.findById(botId);
-    if (!bot?.modelApiKeyCipher) return undefined;
-    return this.modelKeys.open(bot.modelApiKeyCipher);
+  /**
+   * A bot's own model API key, decrypted from the cipher its row holds (first link of the credential chain);
+   * undefined when it has none. Takes the cipher rather than an id: the run executor already has the row.
+   */
+  openModelKey(cipher: Uint8Array | null): string | undefined {
+    return cipher ? this.modelKeys.open(cipher) : undefined;
   }
 
   async update(principal: Principal, botId: string, request: UpdateBotRequest): Promise<BotView> {

@@ -1,6 +1,7 @@
 import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { ApiErrorBody, ApiErrorCode } from '@lazyboy/contracts';
 import type { Response } from 'express';
+import { WorkerCallError } from '../computers/worker-client.js';
 import { ApiError } from './api-error.js';
 
 const CODE_BY_STATUS: Record<number, ApiErrorCode> = {
@@ -44,6 +45,9 @@ export function toErrorResponse(exception: unknown): { status: number; body: Api
       headers: exception.headers,
     };
   }
+  // Before the status pass-through below: a worker's status describes the computer, not the caller's request
+  // (a worker's 401 is no logout).
+  if (exception instanceof WorkerCallError) return workerErrorResponse(exception);
   if (exception instanceof HttpException) {
     const status = exception.getStatus();
     const code = CODE_BY_STATUS[status] ?? (status >= 500 ? 'INTERNAL' : 'BAD_REQUEST');
@@ -57,6 +61,21 @@ export function toErrorResponse(exception: unknown): { status: number; body: Api
     return { status, body: { error: { code, message } }, headers: {} };
   }
   return { status: 500, body: { error: { code: 'INTERNAL', message: 'internal error' } }, headers: {} };
+}
+
+function workerErrorResponse(error: WorkerCallError): { status: number; body: ApiErrorBody; headers: Record<string, string> } {
+  if (error.code === 'UNREACHABLE' || error.code === 'BAD_RESPONSE' || error.status >= 500) {
+    return {
+      status: 503,
+      body: { error: { code: 'NOT_READY', message: 'the computer did not answer', details: { workerCode: error.code } } },
+      headers: {},
+    };
+  }
+  return {
+    status: 409,
+    body: { error: { code: 'CONFLICT', message: `the computer refused: ${error.message}`, details: { workerCode: error.code } } },
+    headers: {},
+  };
 }
 
 function httpMessage(exception: HttpException): string {

@@ -1,12 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
 import { ComputersRepository } from './computers.repository.js';
-import { ComputersService } from './computers.service.js';
+import { ComputersService, STUCK_BOOT_MS } from './computers.service.js';
 import { PoolDriver } from './pool-driver.js';
 import { ScreenControlService } from './screen-control.service.js';
-
-/** A boot that has been going this long belonged to an API that died. */
-const STUCK_BOOT_MS = 180_000;
 
 /**
  * One pass of the idle loop, run every LAZYBOY_IDLE_CHECK_MS by the leading replica only: hands back
@@ -33,14 +30,13 @@ export class ComputerIdleLoop {
     const idleBefore = new Date(now - this.config.LAZYBOY_COMPUTER_SUSPEND_AFTER_MS);
     for (const computer of await this.repo.idleRunning(idleBefore)) {
       if (signal?.aborted || this.computers.closing) return;
-      if (await this.repo.hasBusyRun(computer)) continue;
       await this.step(`suspending ${computer.id}`, () => this.computers.suspend(computer.id, idleBefore));
     }
 
     const stopBefore = new Date(now - this.config.LAZYBOY_COMPUTER_STOP_AFTER_MS);
     for (const computer of await this.repo.suspendedSince(stopBefore)) {
       if (signal?.aborted || this.computers.closing) return;
-      await this.step(`stopping ${computer.id}`, () => this.computers.stop(computer.id));
+      await this.step(`stopping ${computer.id}`, () => this.computers.stop(computer.id, { unlessBusy: true }));
     }
 
     for (const computer of await this.repo.bound(new Date(now - STUCK_BOOT_MS))) {

@@ -18,20 +18,18 @@ export class ComputerRunScreens extends RunScreens {
   async acquire({ workspaceId, botId, runId, onStep, signal }: AcquireScreenInput): Promise<AcquiredScreen> {
     const bot = await this.computers.bot(botId);
     if (bot.workspaceId !== workspaceId) throw new Error(`bot ${botId} is not in workspace ${workspaceId}`);
-    const computer = await this.computers.computerOf(bot);
-    // Marks the computer in use before looking at its state, so the idle loop cannot suspend it between.
-    await this.repo.touchActive(computer.id);
-    return this.computers.withRetryOnLostWorker(computer.id, { onStep, signal }, async (running) => {
-      const held = await this.computers.ensureBotScreen(bot, running, (screen) => this.repo.takeExecution(screen.id, runId));
-      await this.computers.publishById(computer.id);
-      return {
-        computerId: computer.id,
-        screenId: held.id,
-        slot: held.slot,
-        fence: Number(held.executionFence),
-        worker: new WorkerClient(running.binding.endpoint),
-      };
+    const { running, screen } = await this.computers.bootForBot(bot, {
+      onStep,
+      signal,
+      lease: (allocated) => this.repo.takeExecution(allocated.id, runId),
     });
+    return {
+      computerId: running.computer.id,
+      screenId: screen.id,
+      slot: screen.slot,
+      fence: Number(screen.executionFence),
+      worker: new WorkerClient(running.binding.endpoint),
+    };
   }
 
   async release(runId: string): Promise<void> {

@@ -3,7 +3,7 @@ import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
 import { Leadership } from '../leadership/leadership.service.js';
 import { ComputerIdleLoop } from './computer-idle-loop.js';
 import { ComputersRepository } from './computers.repository.js';
-import { ComputersService } from './computers.service.js';
+import { ComputersService, STUCK_BOOT_MS } from './computers.service.js';
 import { PoolDriver } from './pool-driver.js';
 
 /**
@@ -38,7 +38,7 @@ export class ComputersLifecycle implements OnApplicationBootstrap, OnModuleDestr
 
   /** Computers marked up whose worker does not answer become stopped; orphaned workers are adopted. */
   async reconcile(): Promise<void> {
-    for (const computer of await this.repo.bound(new Date(Date.now() - 180_000))) {
+    for (const computer of await this.repo.bound(new Date(Date.now() - STUCK_BOOT_MS))) {
       if (computer.state === 'booting') continue;
       const binding = this.computers.bindingOf(computer);
       if (binding && (await this.driver.health(binding))) {

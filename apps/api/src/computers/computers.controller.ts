@@ -66,9 +66,9 @@ export class ComputersController {
     @Req() req: Request,
   ): Promise<BotComputerView> {
     const bot = await this.computers.visibleBot(principal, botId);
-    const computer = await this.idleComputer(bot, 'suspend');
-    if (computer.state !== 'running') throw new ApiError('CONFLICT', `the computer is ${computer.state}, not running`);
-    await this.computers.suspend(computer.id);
+    const computer = await this.existingComputer(bot);
+    // The busy check happens under the computer's power lock, inside suspend.
+    if (!(await this.computers.suspend(computer.id))) throw new ApiError('CONFLICT', 'the computer is not running');
     await this.audit(principal, bot, computer.id, 'computer.suspend', req);
     return this.computers.botComputerView(bot);
   }
@@ -82,8 +82,8 @@ export class ComputersController {
     @Req() req: Request,
   ): Promise<BotComputerView> {
     const bot = await this.computers.visibleBot(principal, botId);
-    const computer = await this.idleComputer(bot, 'stop');
-    await this.computers.stop(computer.id);
+    const computer = await this.existingComputer(bot);
+    await this.computers.stop(computer.id, { unlessBusy: true });
     await this.audit(principal, bot, computer.id, 'computer.stop', req);
     return this.computers.botComputerView(bot);
   }
@@ -98,13 +98,9 @@ export class ComputersController {
     return { items: await this.computers.workspaceComputers(workspaceId) };
   }
 
-  /** The bot's computer, refusing while a run works on it (a person's click must not pull the rug). */
-  private async idleComputer(bot: BotRef, verb: string) {
+  private async existingComputer(bot: BotRef) {
     const computer = await this.repo.computerForBot(bot);
     if (!computer) throw new ApiError('CONFLICT', 'the computer has never been booted');
-    if (await this.repo.hasBusyRun(computer)) {
-      throw new ApiError('CONFLICT', `an agent is working on this computer; cannot ${verb} it now`);
-    }
     return computer;
   }
 

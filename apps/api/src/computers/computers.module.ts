@@ -11,6 +11,7 @@ import { ComputersRepository } from './computers.repository.js';
 import { ComputersService } from './computers.service.js';
 import { LocalPoolDriver } from './local-pool-driver.js';
 import { PoolDriver } from './pool-driver.js';
+import { PowerLock } from './power-lock.js';
 import { RunScreens } from './run-screens.js';
 import { ScreenControlService } from './screen-control.service.js';
 
@@ -35,6 +36,7 @@ export function createPoolDriver(config: ApiConfig): PoolDriver {
   providers: [
     ComputersRepository,
     ComputersService,
+    PowerLock,
     ScreenControlService,
     ComputerRunScreens,
     { provide: RunScreens, useExisting: ComputerRunScreens },

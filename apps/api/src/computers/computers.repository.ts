@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { ComputerMode } from '@lazyboy/contracts';
 import type { Principal } from '../auth/principal.js';
 import { PrismaService } from '../persistence/prisma.service.js';
-import { Prisma, type Computer, type ComputerScreen } from '../persistence/generated/client.js';
+import { Prisma, type Computer, type ComputerScreen, type ComputerState } from '../persistence/generated/client.js';
 import { visibleWorkspaces } from '../tenancy/workspace-scope.js';
 
 export type ComputerWithScreens = Computer & { screens: ComputerScreen[] };
@@ -15,6 +15,9 @@ export interface BotRef {
 
 /** Runs in these hold their agent's screen: its computer is busy while one exists. */
 const BUSY_RUN_STATUSES = ['leased', 'running', 'waiting_takeover'] as const;
+
+/** A new screen's display until its worker has said which one it is (set by ensureBotScreen). */
+const PENDING_DISPLAY = 0;
 
 const withScreens = { screens: { orderBy: { slot: 'asc' } } } satisfies Prisma.ComputerInclude;
 
@@ -85,45 +88,37 @@ export class ComputersRepository {
   }
 
   /**
-   * Runs `work` holding the computer's power lock (a Postgres advisory lock held by a transaction), so a
-   * suspend and a wake from different replicas reach the worker one after the other, each after reading
-   * the state the other left.
-   */
-  async withPowerLock<T>(computerId: string, work: () => Promise<T>, timeoutMs = 120_000): Promise<T> {
-    return this.prisma.$transaction(
-      async (tx) => {
-        await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`power:${computerId}`}, 0))`;
-        return work();
-      },
-      { maxWait: 10_000, timeout: timeoutMs },
-    );
-  }
-
-  /**
    * Claims the right to boot: only one caller (in any replica) moves a stopped, failed or long-stuck
-   * booting computer to booting. Returns false when someone else is booting it or it already runs.
+   * booting computer to booting. Returns the boot's bind fence (only that boot may finish it), or null when
+   * someone else is booting it or it already runs.
    */
-  async claimBoot(id: string, stuckBefore: Date): Promise<boolean> {
-    const { count } = await this.prisma.computer.updateMany({
-      where: { id, OR: [{ state: { in: ['stopped', 'error'] } }, { state: 'booting', updatedAt: { lt: stuckBefore } }] },
-      data: { state: 'booting', errorMessage: null, bindFence: { increment: 1 } },
+  async claimBoot(id: string, stuckBefore: Date): Promise<bigint | null> {
+    return this.prisma.$transaction(async (tx) => {
+      const { count } = await tx.computer.updateMany({
+        where: { id, OR: [{ state: { in: ['stopped', 'error'] } }, { state: 'booting', updatedAt: { lt: stuckBefore } }] },
+        data: { state: 'booting', errorMessage: null, bindFence: { increment: 1 } },
+      });
+      if (count !== 1) return null;
+      // Same transaction: the row stays locked by the update, so this is the fence it wrote.
+      const claimed = await tx.computer.findUniqueOrThrow({ where: { id }, select: { bindFence: true } });
+      return claimed.bindFence;
     });
-    return count === 1;
   }
 
+  /** Finishes the boot holding `fence`; false when it was stopped or taken over meanwhile. */
   async markRunning(
     id: string,
+    fence: bigint,
     binding: { endpoint: string; tokenCipher: Uint8Array<ArrayBuffer>; owner: string },
-  ): Promise<void> {
+  ): Promise<boolean> {
     const now = new Date();
-    await this.prisma.computer.update({
-      where: { id },
+    const { count } = await this.prisma.computer.updateMany({
+      where: { id, state: 'booting', bindFence: fence },
       data: {
         state: 'running',
         endpoint: binding.endpoint,
         controlTokenCipher: binding.tokenCipher,
         bindOwner: binding.owner,
-        bindExpiresAt: null,
         bootedAt: now,
         lastActiveAt: now,
         suspendedAt: null,
@@ -131,13 +126,16 @@ export class ComputersRepository {
         errorMessage: null,
       },
     });
+    return count === 1;
   }
 
-  async markError(id: string, message: string): Promise<void> {
-    await this.prisma.computer.update({
-      where: { id },
+  /** Fails the boot holding `fence`; false when it was stopped or taken over meanwhile. */
+  async markError(id: string, fence: bigint, message: string): Promise<boolean> {
+    const { count } = await this.prisma.computer.updateMany({
+      where: { id, state: 'booting', bindFence: fence },
       data: { state: 'error', errorMessage: message.slice(0, 2_000), endpoint: null, controlTokenCipher: null, bindOwner: null },
     });
+    return count === 1;
   }
 
   /** Suspends only from running, and (for the idle loop) only if still idle by `idleBefore`. */
@@ -164,15 +162,19 @@ export class ComputersRepository {
     });
   }
 
-  async markStopped(id: string, errorMessage: string | null = null): Promise<void> {
-    await this.prisma.computer.update({
-      where: { id },
+  /** With `seen`, only if the computer is still as it was seen (nobody booted, woke or suspended it meanwhile). */
+  async markStopped(
+    id: string,
+    errorMessage: string | null = null,
+    seen?: { state: ComputerState; bindFence: bigint },
+  ): Promise<void> {
+    await this.prisma.computer.updateMany({
+      where: { id, ...seen },
       data: {
         state: 'stopped',
         endpoint: null,
         controlTokenCipher: null,
         bindOwner: null,
-        bindExpiresAt: null,
         stoppedAt: new Date(),
         suspendedAt: null,
         memoryBytes: null,
@@ -185,8 +187,8 @@ export class ComputersRepository {
     await this.prisma.computer.update({ where: { id }, data: { lastActiveAt: new Date() } });
   }
 
-  async touchViewed(id: string): Promise<void> {
-    await this.prisma.computer.update({ where: { id }, data: { lastViewedAt: new Date() } });
+  async touchViewed(id: string, at = new Date()): Promise<void> {
+    await this.prisma.computer.update({ where: { id }, data: { lastViewedAt: at } });
   }
 
   // ------------------------------------------------------------------------------------ idle loop
@@ -250,7 +252,7 @@ export class ComputersRepository {
       const used = new Set(screens.map((s) => s.slot));
       for (let slot = 0; slot < limit; slot += 1) {
         if (used.has(slot)) continue;
-        return { screen: await tx.computerScreen.create({ data: { computerId, botId, slot, display: slot + 1 } }) };
+        return { screen: await tx.computerScreen.create({ data: { computerId, botId, slot, display: PENDING_DISPLAY } }) };
       }
       const runIds = screens.flatMap((s) => (s.executionRunId ? [s.executionRunId] : []));
       const busyRuns = new Set(
@@ -279,16 +281,9 @@ export class ComputersRepository {
     });
   }
 
-  async screenOfBot(botId: string): Promise<(ComputerScreen & { computer: Computer }) | null> {
-    return this.prisma.computerScreen.findFirst({
-      where: { botId },
-      include: { computer: true },
-      orderBy: { updatedAt: 'desc' },
-    });
-  }
-
-  async screenOfBotOn(computerId: string, botId: string): Promise<ComputerScreen | null> {
-    return this.prisma.computerScreen.findUnique({ where: { computerId_botId: { computerId, botId } } });
+  /** The display the worker really gave the screen (its display base + slot + 1). */
+  async setDisplay(screenId: string, display: number): Promise<ComputerScreen> {
+    return this.prisma.computerScreen.update({ where: { id: screenId }, data: { display } });
   }
 
   /** The run's execution lease: fence + 1 atomically, so every older holder is superseded. */

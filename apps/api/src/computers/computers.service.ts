@@ -15,10 +15,11 @@ import { RealtimePublisher } from '../realtime/realtime-publisher.js';
 import { computerView, screenView } from './computer-view.js';
 import { ComputersRepository, type BotRef, type ComputerWithScreens } from './computers.repository.js';
 import { PoolDriver, type WorkerBinding } from './pool-driver.js';
+import { PowerLock } from './power-lock.js';
 import { WorkerCallError, WorkerClient } from './worker-client.js';
 
 /** A boot that has not finished after this long was abandoned (its API died): another may take over. */
-const BOOT_STUCK_MS = 180_000;
+export const STUCK_BOOT_MS = 180_000;
 const BOOT_POLL_MS = 250;
 
 export interface RunningComputer {
@@ -29,6 +30,11 @@ export interface RunningComputer {
 export interface PowerOptions {
   onStep?: (step: string) => void;
   signal?: AbortSignal;
+}
+
+export interface BootForBotOptions extends PowerOptions {
+  /** Takes the run's execution lease on the screen before the worker hears of it (see ensureBotScreen). */
+  lease?: (screen: ComputerScreen) => Promise<ComputerScreen>;
 }
 
 /**
@@ -47,6 +53,7 @@ export class ComputersService {
   constructor(
     private readonly repo: ComputersRepository,
     private readonly driver: PoolDriver,
+    private readonly powerLock: PowerLock,
     @Inject(API_CONFIG) private readonly config: ApiConfig,
     @Optional() private readonly realtime?: RealtimePublisher,
   ) {
@@ -89,12 +96,16 @@ export class ComputersService {
   }
 
   /** Boots or wakes the bot's computer and starts the bot's screen on it. */
-  async bootForBot(bot: BotRef, options: PowerOptions = {}): Promise<{ running: RunningComputer; screen: ComputerScreen }> {
+  async bootForBot(
+    bot: BotRef,
+    { lease, ...options }: BootForBotOptions = {},
+  ): Promise<{ running: RunningComputer; screen: ComputerScreen }> {
     const computer = await this.computerOf(bot);
+    // Marks the computer in use before looking at its state, so the idle loop cannot suspend it between.
     await this.repo.touchActive(computer.id);
     return this.withRetryOnLostWorker(computer.id, options, async (running) => ({
       running,
-      screen: await this.ensureBotScreen(bot, running),
+      screen: await this.ensureBotScreen(bot, running, lease),
     }));
   }
 
@@ -153,9 +164,8 @@ export class ComputersService {
         case 'booting': {
           if (!reportedBoot) onStep('booting the computer');
           reportedBoot = true;
-          if (await this.repo.claimBoot(computerId, new Date(Date.now() - BOOT_STUCK_MS))) {
-            return this.boot(computerId);
-          }
+          const fence = await this.repo.claimBoot(computerId, new Date(Date.now() - STUCK_BOOT_MS));
+          if (fence !== null) return this.boot(computerId, fence);
           // Another caller (maybe in another replica) is booting it: wait for the outcome.
           await new Promise((resolve) => setTimeout(resolve, BOOT_POLL_MS));
           const after = await this.repo.computer(computerId);
@@ -168,7 +178,12 @@ export class ComputersService {
     }
   }
 
-  private async boot(computerId: string): Promise<RunningComputer> {
+  /**
+   * Provisions a worker for the boot holding `fence`. The boot is only finished (running or error) while
+   * the row still holds that fence: a stop or a stuck-boot takeover meanwhile wins, and the worker this
+   * boot made is stopped again, so one computer never has two.
+   */
+  private async boot(computerId: string, fence: bigint): Promise<RunningComputer> {
     const claimed = await this.repo.computer(computerId);
     if (!claimed) throw notFound('computer');
     await this.publish(claimed);
@@ -178,22 +193,26 @@ export class ComputersService {
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       this.logger.error(`booting computer ${computerId} failed: ${message}`);
-      await this.repo.markError(computerId, message.split('\n')[0]!);
-      await this.publishById(computerId);
+      if (await this.repo.markError(computerId, fence, message.split('\n')[0]!)) await this.publishById(computerId);
       throw new ApiError('NOT_READY', `the computer failed to boot: ${message.split('\n')[0]}`);
     }
-    await this.repo.markRunning(computerId, {
+    const finished = await this.repo.markRunning(computerId, fence, {
       endpoint: binding.endpoint.baseUrl,
       tokenCipher: new Uint8Array(this.tokens.seal(binding.endpoint.token)),
       owner: binding.owner,
     });
+    if (!finished) {
+      this.logger.warn(`computer ${computerId} was stopped or taken over while it booted; stopping the worker just started`);
+      await this.driver.stop(binding);
+      throw new ApiError('NOT_READY', 'the computer was stopped while it booted');
+    }
     const computer = await this.publishById(computerId);
     return { computer: computer!, binding };
   }
 
   /** Wakes a suspended computer (nothing to do when it is not suspended). */
   async wake(computerId: string): Promise<void> {
-    await this.repo.withPowerLock(computerId, async () => {
+    await this.powerLock.with(computerId, async () => {
       const computer = await this.repo.computer(computerId);
       if (!computer || computer.state !== 'suspended') return;
       const binding = this.bindingOf(computer);
@@ -211,13 +230,18 @@ export class ComputersService {
   }
 
   /**
-   * Suspends a running computer. With `idleBefore` (the idle loop) only if nobody has used or watched it
-   * since then. Returns whether it was suspended.
+   * Suspends a running computer no run is working on (a busy one is refused with CONFLICT). With
+   * `idleBefore` (the idle loop) only if nobody has used or watched it since then, and a busy one is left
+   * as it is. Returns whether it was suspended.
    */
   async suspend(computerId: string, idleBefore?: Date): Promise<boolean> {
-    const suspended = await this.repo.withPowerLock(computerId, async () => {
+    const suspended = await this.powerLock.with(computerId, async () => {
       const computer = await this.repo.computer(computerId);
       if (!computer || computer.state !== 'running') return false;
+      if (await this.repo.hasBusyRun(computer)) {
+        if (idleBefore) return false;
+        throw busy('suspend');
+      }
       const binding = this.bindingOf(computer);
       if (!binding || !(await this.repo.markSuspended(computerId, idleBefore))) return false;
       try {
@@ -237,14 +261,18 @@ export class ComputersService {
     return suspended;
   }
 
-  /** Ends the computer's worker and desktop (the home is kept). */
-  async stop(computerId: string, errorMessage: string | null = null): Promise<void> {
-    await this.repo.withPowerLock(computerId, async () => {
+  /**
+   * Ends the computer's worker and desktop (the home is kept). With `unlessBusy`, refuses with CONFLICT
+   * while a run works on it (a person's click must not pull the rug); an instance admin's stop does not.
+   */
+  async stop(computerId: string, { unlessBusy = false }: { unlessBusy?: boolean } = {}): Promise<void> {
+    await this.powerLock.with(computerId, async () => {
       const computer = await this.repo.computer(computerId);
       if (!computer || computer.state === 'stopped') return;
+      if (unlessBusy && (await this.repo.hasBusyRun(computer))) throw busy('stop');
       const binding = this.bindingOf(computer);
       if (binding) await this.driver.stop(binding);
-      await this.repo.markStopped(computerId, errorMessage);
+      await this.repo.markStopped(computerId);
     });
     await this.publishById(computerId);
   }
@@ -254,7 +282,8 @@ export class ComputersService {
     this.logger.warn(`computer ${computer.id}: ${reason}; marking it stopped`);
     const binding = this.bindingOf(computer);
     if (binding && this.driver.adopt(binding)) await this.driver.stop(binding).catch(() => undefined);
-    await this.repo.markStopped(computer.id);
+    // Only the binding we looked at: a computer rebooted meanwhile keeps its new worker.
+    await this.repo.markStopped(computer.id, null, { state: computer.state, bindFence: computer.bindFence });
   }
 
   /** Runs `work` on the running computer; once more after a reboot if its worker turned out to be gone. */
@@ -298,7 +327,7 @@ export class ComputersService {
     if (allocated.evicted) await worker.post('/screens/stop', { slot: allocated.evicted.slot });
     // The run's lease is taken (fence + 1) before the worker hears of it: from then on any older holder's
     // call is refused.
-    const screen = lease ? await lease(allocated.screen) : allocated.screen;
+    let screen = lease ? await lease(allocated.screen) : allocated.screen;
     const info = screenInfoSchema.parse(
       await worker.post('/screens/ensure', {
         slot: screen.slot,
@@ -307,7 +336,10 @@ export class ComputersService {
       }),
     );
     await this.syncControl(worker, screen, info);
-    if (allocated.evicted || !computer.screens.some((s) => s.id === screen.id)) await this.publishById(computer.id);
+    const display = info.endpoints ? Number(info.endpoints.display.replace(/^:/, '')) : NaN;
+    if (Number.isInteger(display) && display !== screen.display) screen = await this.repo.setDisplay(screen.id, display);
+    const known = computer.screens.find((s) => s.id === screen.id);
+    if (allocated.evicted || !known || known.display !== screen.display || lease) await this.publishById(computer.id);
     return screen;
   }
 
@@ -362,6 +394,10 @@ export class ComputersService {
       this.logger.warn(`publishing computer.updated failed: ${(error as Error).message}`);
     }
   }
+}
+
+function busy(verb: string): ApiError {
+  return new ApiError('CONFLICT', `an agent is working on this computer; cannot ${verb} it now`);
 }
 
 interface SharedBringUp {

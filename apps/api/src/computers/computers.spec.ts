@@ -1,26 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { Global, Module, type INestApplication } from '@nestjs/common';
+import type { INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import type { RealtimeEvent, RealtimeRoom, ScreensResponse, ShellRunResponse } from '@lazyboy/contracts';
-import { repoRoot } from '@lazyboy/localstack';
-import { AuditModule } from '../audit/audit.module.js';
+import { AppModule } from '../app.module.js';
 import { configureApp } from '../bootstrap.js';
 import { PrismaService } from '../persistence/prisma.service.js';
 import { RealtimePublisher } from '../realtime/realtime-publisher.js';
-import { createTestMember, testCoreModules, TestSessions, type TestMember } from '../realtime/test-auth.js';
 import { testApiConfig } from '../testing/test-config.js';
 import { createIsolatedDatabase, type IsolatedDatabase } from '../testing/test-database.js';
-import { ViewerModule } from '../viewer/viewer.module.js';
+import { signUp, type TestUser } from '../testing/test-users.js';
 import { ComputersLifecycle } from './computers-lifecycle.js';
-import { ComputersModule } from './computers.module.js';
 import { LocalPoolDriver } from './local-pool-driver.js';
 import { PoolDriver } from './pool-driver.js';
 import { RunScreens, type AcquiredScreen } from './run-screens.js';
@@ -31,7 +28,6 @@ import { WorkerCallError } from './worker-client.js';
 // VNC. Boots are slow on two cores, so the whole suite shares one Team computer through its life:
 // boot → two screens → fences → takeover → viewer tickets → idle suspend → wake → stop.
 
-const WORKER_SCRIPT = path.join(repoRoot, 'apps/worker/dist/main.js');
 const SCREEN_LIMIT = 2;
 
 class RecordingPublisher extends RealtimePublisher {
@@ -42,10 +38,6 @@ class RecordingPublisher extends RealtimePublisher {
 }
 
 const publisher = new RecordingPublisher();
-
-@Global()
-@Module({ providers: [{ provide: RealtimePublisher, useValue: publisher }], exports: [RealtimePublisher] })
-class RecordingRealtimeModule {}
 
 /** Pids of X servers on the given display numbers. */
 function xServers(displays: number[]): number[] {
@@ -78,7 +70,6 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
 
 describe('computers with real workers (local pool driver)', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'lazyboy-computers-'));
-  const sessions = new TestSessions();
   // Each Jest worker searches its own range of display numbers (other suites run desktops in parallel).
   const displayBaseFrom = 1_000 + Number(process.env.JEST_WORKER_ID ?? 0) * 1_000 + 600;
   let db: IsolatedDatabase;
@@ -87,15 +78,24 @@ describe('computers with real workers (local pool driver)', () => {
   let screens: RunScreens;
   let control: ScreenControlService;
   let driver: LocalPoolDriver;
-  let member: TestMember;
-  let stranger: TestMember;
+  let url: string;
+  let member: TestUser;
+  let stranger: TestUser;
   let botA: string;
   let botB: string;
   const workerPids = new Set<number>();
   const xPids = new Set<number>();
   let ourDisplays: number[] = [];
 
-  const http = () => request(app.getHttpServer());
+  const http = () => request(url);
+  const createBot = async (name: string, computerMode: 'team' | 'private' = 'team'): Promise<string> => {
+    const res = await http()
+      .post(`/api/workspaces/${member.workspaceId}/bots`)
+      .set('cookie', member.cookie)
+      .send({ name: `${name}-${randomUUID()}`, avatarSeed: name, computerMode });
+    expect(res.status).toBe(201);
+    return res.body.id as string;
+  };
   const newRun = async (botId: string) =>
     (await prisma.run.create({ data: { workspaceId: member.workspaceId, botId, status: 'running' } })).id;
   const finishRuns = () => prisma.run.updateMany({ where: { workspaceId: member.workspaceId }, data: { status: 'completed' } });
@@ -121,7 +121,6 @@ describe('computers with real workers (local pool driver)', () => {
 
   beforeAll(async () => {
     chmodSync(dir, 0o755);
-    if (!existsSync(WORKER_SCRIPT)) execFileSync('npx', ['tsc', '-b', 'apps/worker'], { cwd: repoRoot, stdio: 'inherit' });
     db = await createIsolatedDatabase();
     const config = testApiConfig({
       DATABASE_URL: db.url,
@@ -133,21 +132,22 @@ describe('computers with real workers (local pool driver)', () => {
       LAZYBOY_COMPUTER_STOP_AFTER_MS: '7000',
       LAZYBOY_CONTROL_LEASE_MS: '60000',
     });
-    const moduleRef = await Test.createTestingModule({
-      imports: [...testCoreModules(config, sessions), AuditModule, RecordingRealtimeModule, ComputersModule, ViewerModule],
-    }).compile();
+    // The whole API, with a publisher that records what it would send to browsers.
+    const moduleRef = await Test.createTestingModule({ imports: [AppModule.forConfig(config)] })
+      .overrideProvider(RealtimePublisher)
+      .useValue(publisher)
+      .compile();
     app = configureApp(moduleRef.createNestApplication<NestExpressApplication>({ logger: ['error', 'warn'], bodyParser: false }));
     await app.listen(0, '127.0.0.1');
+    url = `http://127.0.0.1:${(app.getHttpServer().address() as net.AddressInfo).port}`;
     prisma = app.get(PrismaService);
     screens = app.get(RunScreens);
     control = app.get(ScreenControlService);
     driver = app.get(PoolDriver) as LocalPoolDriver;
-    member = await createTestMember(prisma, sessions);
-    stranger = await createTestMember(prisma, sessions);
-    const bot = (name: string) =>
-      prisma.bot.create({ data: { workspaceId: member.workspaceId, name: `${name}-${randomUUID()}`, avatarSeed: name } });
-    botA = (await bot('alpha')).id;
-    botB = (await bot('beta')).id;
+    member = await signUp(url);
+    stranger = await signUp(url);
+    botA = await createBot('alpha');
+    botB = await createBot('beta');
   }, 60_000);
 
   afterAll(async () => {
@@ -245,8 +245,8 @@ describe('computers with real workers (local pool driver)', () => {
 
   it('takeover: the agent is refused with 423 while a person holds the screen, and acts again after release', async () => {
     const held = await acquire(botA, await newRun(botA));
-    const taken = await control.takeControl(botA, member.principal.userId, { ip: '127.0.0.1' });
-    expect(taken.screen).toMatchObject({ controlHolder: 'user', controlUserId: member.principal.userId });
+    const taken = await control.takeControl(botA, member.userId, { ip: '127.0.0.1' });
+    expect(taken.screen).toMatchObject({ controlHolder: 'user', controlUserId: member.userId });
     expect(await screens.controlHolder(botA)).toBe('user');
     expect(await screens.controlHolder(botB)).toBe('agent');
 
@@ -257,8 +257,8 @@ describe('computers with real workers (local pool driver)', () => {
     expect(await shell(other, other.fence, 'echo b')).toMatchObject({ done: true, exitCode: 0 });
 
     // Only the holder may hand it back.
-    await expect(control.releaseControl(botA, stranger.principal.userId)).rejects.toMatchObject({ code: 'CONFLICT' });
-    const released = await control.releaseControl(botA, member.principal.userId);
+    await expect(control.releaseControl(botA, stranger.userId)).rejects.toMatchObject({ code: 'CONFLICT' });
+    const released = await control.releaseControl(botA, member.userId);
     expect(released?.fence).toBe(taken.fence + 1);
     expect(await screens.controlHolder(botA)).toBe('agent');
     expect(await shell(held, held.fence, 'echo back')).toMatchObject({ done: true, exitCode: 0 });
@@ -268,14 +268,14 @@ describe('computers with real workers (local pool driver)', () => {
       orderBy: { id: 'asc' },
     });
     expect(audit.map((a) => [a.action, a.actorUserId, a.targetId])).toEqual([
-      ['takeover.start', member.principal.userId, botA],
-      ['takeover.end', member.principal.userId, botA],
+      ['takeover.start', member.userId, botA],
+      ['takeover.end', member.userId, botA],
     ]);
   }, 60_000);
 
   it('hands an expired takeover back to the agent from the idle loop', async () => {
     const held = await acquire(botA, await newRun(botA));
-    await control.takeControl(botA, member.principal.userId);
+    await control.takeControl(botA, member.userId);
     await refusal(shell(held, held.fence, 'true'));
     await prisma.computerScreen.updateMany({ where: { botId: botA }, data: { controlExpiresAt: new Date(Date.now() - 1_000) } });
     await until('the expired lease to be released', async () =>
@@ -285,7 +285,7 @@ describe('computers with real workers (local pool driver)', () => {
     const expired = await prisma.auditLog.findFirst({
       where: { workspaceId: member.workspaceId, action: 'takeover.end', actorUserId: null },
     });
-    expect(expired?.metadata).toMatchObject({ reason: 'expired', userId: member.principal.userId });
+    expect(expired?.metadata).toMatchObject({ reason: 'expired', userId: member.userId });
   }, 60_000);
 
   it('viewer tickets: issued per screen and mode, redeemed once, refused when altered', async () => {
@@ -338,7 +338,7 @@ describe('computers with real workers (local pool driver)', () => {
       .set('cookie', member.cookie)
       .send({ mode: 'control' });
     expect(refused.status).toBe(403);
-    await control.takeControl(botA, member.principal.userId);
+    await control.takeControl(botA, member.userId);
     const controlTicket = await http()
       .post(`/api/bots/${botA}/computer/viewer-ticket`)
       .set('cookie', member.cookie)
@@ -346,7 +346,7 @@ describe('computers with real workers (local pool driver)', () => {
     expect(controlTicket.status).toBe(201);
     const driving = await http().post('/api/viewer/redeem').send({ ticket: controlTicket.body.ticket });
     expect(driving.body).toMatchObject({ viewOnly: false, screenId: screen.id });
-    await control.releaseControl(botA, member.principal.userId);
+    await control.releaseControl(botA, member.userId);
 
     const foreign = await http().post(`/api/bots/${botA}/computer/viewer-ticket`).set('cookie', stranger.cookie).send({});
     expect(foreign.status).toBe(404);
@@ -419,9 +419,7 @@ describe('computers with real workers (local pool driver)', () => {
   }, 90_000);
 
   it('marks stopped, at start-up, a computer whose worker no longer answers', async () => {
-    const bot = await prisma.bot.create({
-      data: { workspaceId: member.workspaceId, name: `gamma-${randomUUID()}`, avatarSeed: 'g', computerMode: 'private' },
-    });
+    const bot = { id: await createBot('gamma', 'private') };
     const ghost = await prisma.computer.create({
       data: {
         workspaceId: member.workspaceId,

@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { Logger } from '@nestjs/common';
 import { screensResponseSchema } from '@lazyboy/contracts';
+import { findFreeDisplayBase, listPids, readCmdline, readEnviron, readProcStat } from '@lazyboy/desktop';
 import { findFreePort, groupAlive, isAlive, ManagedProcess, stopProcessGroup, tail } from '@lazyboy/localstack';
 import { PoolDriver, type ComputerSpec, type WorkerBinding } from './pool-driver.js';
-import { WorkerClient, type WorkerEndpoint } from './worker-client.js';
+import { WorkerClient } from './worker-client.js';
 
 export interface LocalPoolDriverOptions {
   /** The built worker (apps/worker/dist/main.js). */
@@ -31,7 +32,14 @@ interface LocalWorker {
   pid: number;
   /** Set when this process spawned it (ManagedProcess knows when it exits). */
   process?: ManagedProcess;
-  displayBase?: number;
+  /** Its displays (base+1 … base+count); unknown for an adopted worker started without them in its environment. */
+  displays?: DisplayRange;
+}
+
+/** The X displays base+1 … base+count of one computer. */
+interface DisplayRange {
+  base: number;
+  count: number;
 }
 
 /** Environment a worker inherits from the API: nothing secret (no database, Redis, vault or model keys). */
@@ -46,7 +54,7 @@ export class LocalPoolDriver extends PoolDriver {
   readonly name = 'local' as const;
   private readonly logger = new Logger('LocalPoolDriver');
   private readonly workers = new Map<string, LocalWorker>();
-  private readonly reservedBases = new Set<number>();
+  private readonly reserved = new Set<DisplayRange>();
   private readonly host = hostname();
   private readonly homesDir: string;
   private readonly logsDir: string;
@@ -69,19 +77,19 @@ export class LocalPoolDriver extends PoolDriver {
     }
     mkdirSync(this.homesDir, { recursive: true, mode: 0o755 });
     mkdirSync(this.logsDir, { recursive: true });
-    const displayBase = this.reserveDisplayBase(spec.screenLimit);
+    const displays = this.reserveDisplays(spec.screenLimit);
     try {
       // The port is free when picked but another program may take it before the worker binds: one retry.
       for (let attempt = 1; ; attempt += 1) {
         try {
-          return await this.start(spec, displayBase, signal);
+          return await this.start(spec, displays, signal);
         } catch (error) {
           if (attempt >= 2 || this.closed || signal?.aborted || !(error instanceof WorkerExitedError)) throw error;
           this.logger.warn(`worker of ${spec.computerId} exited during start-up; trying another port`);
         }
       }
     } finally {
-      this.reservedBases.delete(displayBase);
+      this.reserved.delete(displays);
     }
   }
 
@@ -99,10 +107,6 @@ export class LocalPoolDriver extends PoolDriver {
     this.workers.delete(binding.computerId);
     if (pid === undefined || !this.isWorkerProcess(pid)) return;
     await this.stopGroup(pid, known?.process);
-  }
-
-  endpoint(binding: WorkerBinding): WorkerEndpoint {
-    return binding.endpoint;
   }
 
   async health(binding: WorkerBinding): Promise<boolean> {
@@ -124,7 +128,7 @@ export class LocalPoolDriver extends PoolDriver {
     if (pid === undefined || !this.isWorkerProcess(pid)) return false;
     const parent = parentPid(pid);
     if (parent !== 1 && parent !== process.pid) return false;
-    this.workers.set(binding.computerId, { computerId: binding.computerId, pid });
+    this.workers.set(binding.computerId, { computerId: binding.computerId, pid, displays: displaysOf(pid) });
     return true;
   }
 
@@ -148,7 +152,7 @@ export class LocalPoolDriver extends PoolDriver {
     return workers.map((w) => w.computerId);
   }
 
-  private async start(spec: ComputerSpec, displayBase: number, signal?: AbortSignal): Promise<WorkerBinding> {
+  private async start(spec: ComputerSpec, displays: DisplayRange, signal?: AbortSignal): Promise<WorkerBinding> {
     const port = await findFreePort('127.0.0.1');
     if (this.closed) throw new Error('the API is shutting down');
     const token = randomBytes(32).toString('base64url');
@@ -167,12 +171,12 @@ export class LocalPoolDriver extends PoolDriver {
         LAZYBOY_CONTROL_TOKEN: token,
         LAZYBOY_COMPUTER_ID: spec.computerId,
         LAZYBOY_COMPUTER_HOME: path.join(this.homesDir, spec.homeKey),
-        LAZYBOY_DISPLAY_BASE: String(displayBase),
+        LAZYBOY_DISPLAY_BASE: String(displays.base),
         TEAM_SCREEN_LIMIT: String(spec.screenLimit),
       },
       logFile,
     });
-    const worker: LocalWorker = { computerId: spec.computerId, pid: proc.pid, process: proc, displayBase };
+    const worker: LocalWorker = { computerId: spec.computerId, pid: proc.pid, process: proc, displays };
     this.workers.set(spec.computerId, worker);
     const binding: WorkerBinding = {
       computerId: spec.computerId,
@@ -209,29 +213,30 @@ export class LocalPoolDriver extends PoolDriver {
 
   private async stopGroup(pid: number, proc?: ManagedProcess): Promise<void> {
     const graceMs = this.options.stopGraceMs ?? 8_000;
+    // A worker that needed SIGKILL could not stop its desktops: whatever of them is left goes too.
+    const desktops = childGroups(pid);
     if (proc) await proc.stop(graceMs);
     else if (groupAlive(pid)) await stopProcessGroup(pid, 'SIGTERM', graceMs);
+    for (const group of desktops) if (groupAlive(group)) await stopProcessGroup(group, 'SIGKILL', 0);
   }
 
-  /** The first base whose displays all look free and that no computer booting in this process holds. */
-  private reserveDisplayBase(count: number): number {
-    const taken = (base: number) =>
-      [
-        ...this.reservedBases,
-        ...[...this.workers.values()].flatMap((w) => (w.displayBase === undefined ? [] : [w.displayBase])),
-      ].some((other) => base < other + count && other < base + count);
-    for (let base = this.options.displayBaseFrom; base + count < 60_000; base += count) {
-      if (taken(base)) continue;
-      let free = true;
-      for (let n = base + 1; n <= base + count && free; n += 1) {
-        free = !existsSync(`/tmp/.X${n}-lock`) && !existsSync(`/tmp/.X11-unix/X${n}`);
+  /**
+   * The first base whose displays all look free and that no worker of this process may use: a worker
+   * starts its screens lazily, so displays it has not started yet leave no lock file to see.
+   */
+  private reserveDisplays(count: number): DisplayRange {
+    const held = [...this.reserved, ...[...this.workers.values()].flatMap((w) => (w.displays ? [w.displays] : []))];
+    let from = this.options.displayBaseFrom;
+    for (;;) {
+      const base = findFreeDisplayBase(count, from);
+      const clash = held.find((other) => base < other.base + other.count && other.base < base + count);
+      if (!clash) {
+        const range = { base, count };
+        this.reserved.add(range);
+        return range;
       }
-      if (free) {
-        this.reservedBases.add(base);
-        return base;
-      }
+      from = clash.base + clash.count;
     }
-    throw new Error(`no ${count} free X displays above :${this.options.displayBaseFrom}`);
   }
 
   /** The worker's pid from a binding made on this host by this driver. */
@@ -243,11 +248,7 @@ export class LocalPoolDriver extends PoolDriver {
 
   /** Guards against pid reuse: only a process running our worker script is ever signalled. */
   private isWorkerProcess(pid: number): boolean {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(this.options.workerScript);
-    } catch {
-      return false;
-    }
+    return readCmdline(pid)?.includes(this.options.workerScript) ?? false;
   }
 }
 
@@ -255,13 +256,26 @@ class WorkerExitedError extends Error {
   override readonly name = 'WorkerExitedError';
 }
 
+/** The displays an adopted worker was started with (its environment: LAZYBOY_DISPLAY_BASE, TEAM_SCREEN_LIMIT). */
+function displaysOf(pid: number): DisplayRange | undefined {
+  const env = readEnviron(pid);
+  if (!env) return undefined;
+  const base = Number(env.get('LAZYBOY_DISPLAY_BASE'));
+  const count = Number(env.get('TEAM_SCREEN_LIMIT') ?? 1);
+  return Number.isInteger(base) && Number.isInteger(count) && count > 0 ? { base, count } : undefined;
+}
+
 function parentPid(pid: number): number | undefined {
-  try {
-    // /proc/<pid>/stat: "pid (comm) state ppid …"; comm may contain spaces and parentheses.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[1]);
-  } catch {
-    return undefined;
+  return readProcStat(pid)?.ppid;
+}
+
+/** Process groups the worker started (its displays run in groups of their own, to be frozen as a whole). */
+function childGroups(workerPid: number): number[] {
+  const own = readProcStat(workerPid)?.pgid;
+  const groups = new Set<number>();
+  for (const pid of listPids()) {
+    const stat = readProcStat(pid);
+    if (stat?.ppid === workerPid && stat.pgid !== own) groups.add(stat.pgid);
   }
+  return [...groups];
 }

@@ -32,8 +32,6 @@ export abstract class PoolDriver {
   abstract wake(binding: WorkerBinding): Promise<void>;
   /** Ends the worker and its desktop; the home is kept. Resolves once nothing of it runs any more. */
   abstract stop(binding: WorkerBinding): Promise<void>;
-  /** Where the computer's control API answers. */
-  abstract endpoint(binding: WorkerBinding): WorkerEndpoint;
   /** True when the worker answers its health check (as the computer it is bound to). */
   abstract health(binding: WorkerBinding): Promise<boolean>;
   /**

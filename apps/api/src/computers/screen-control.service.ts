@@ -29,6 +29,7 @@ export interface AuditContext {
 @Injectable()
 export class ScreenControlService {
   private readonly logger = new Logger(ScreenControlService.name);
+  private readonly releaseListeners = new Set<(botId: string) => Promise<unknown>>();
 
   constructor(
     private readonly computers: ComputersService,
@@ -56,10 +57,9 @@ export class ScreenControlService {
     return change(running.computer.id, taken);
   }
 
-  /** Extends `userId`'s control of the bot's screen; null when they do not hold it (any more). */
-  async renewControl(botId: string, userId: string): Promise<ControlChange | null> {
-    const screen = await this.screenOf(await this.computers.bot(botId));
-    if (!screen || screen.controlHolder !== 'user' || screen.controlUserId !== userId) return null;
+  /** Extends `userId`'s control of the screen (as the caller just read it); null when they do not hold it (any more). */
+  async renewControl(screen: ComputerScreen, userId: string): Promise<ControlChange | null> {
+    if (screen.controlHolder !== 'user' || screen.controlUserId !== userId) return null;
     const renewed = await this.repo.renewControl(screen.id, userId, this.expiry());
     return renewed ? change(renewed.computerId, renewed) : null;
   }
@@ -83,6 +83,14 @@ export class ScreenControlService {
     if (!released) return null;
     await this.afterRelease(bot.workspaceId, released, userId, audit.reason ?? 'released', audit.ip ?? null);
     return change(released.computerId, released);
+  }
+
+  /**
+   * Called after every hand-back (by the person, an admin, or the expiry of the lease): the run side resumes
+   * the agent's run parked in waiting_takeover. Registered by the runs module, which depends on this one.
+   */
+  onRelease(listener: (botId: string) => Promise<unknown>): void {
+    this.releaseListeners.add(listener);
   }
 
   /** Hands back every control lease that was not renewed in time (the idle loop). */
@@ -127,6 +135,7 @@ export class ScreenControlService {
       ip,
     });
     await this.computers.publishById(screen.computerId);
+    if (screen.botId) for (const listener of this.releaseListeners) await listener(screen.botId);
   }
 
   /** Best effort: an unreachable worker is brought in line when the screen is next ensured. */

@@ -1,20 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Controller, Get, type INestApplication } from '@nestjs/common';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Controller, Get } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { pageQuerySchema, type PageQuery } from '@lazyboy/contracts';
 import request from 'supertest';
 import { z } from 'zod';
 import { AdminOnly } from '../auth/principal.js';
-import { configureApp } from '../bootstrap.js';
-import { BotsModule } from '../bots/bots.module.js';
 import { ApiRoute } from '../common/route-docs.js';
 import { ZodQuery } from '../common/zod-params.js';
-import { HealthModule } from '../health/health.module.js';
-import { testCoreModules, TestSessions } from '../realtime/test-auth.js';
+import { startTestApp, type TestApp } from '../testing/test-app.js';
 import { testApiConfig } from '../testing/test-config.js';
-import { listApiRoutes, openApiPath } from './api-routes.js';
-import { OpenApiModule } from './openapi.module.js';
+import { collectApiRoutes, listApiRoutes, openApiPath, type ApiRouteSummary } from './api-routes.js';
+import { buildOpenApiDocument } from './openapi-document.js';
 
 type Json = Record<string, unknown>;
 
@@ -30,7 +27,7 @@ const treeSchema: z.ZodType<TreeNode> = z.object({
   },
 });
 
-/** Exercises what the bots routes do not: admin-only routes, query schemas, recursive responses. */
+/** Exercises what the app's routes may not: an admin-only recursive response, a paged query schema. */
 @Controller('api/openapi-probe')
 class ProbeController {
   @Get('admin')
@@ -65,25 +62,23 @@ function unresolvedRefs(document: Json): string[] {
   return missing;
 }
 
+type OpenApiJson = Json & { paths: Record<string, Record<string, Json>>; components: Json };
+
 describe('OpenAPI document at /api/docs', () => {
-  let app: INestApplication;
-  let document: Json & { paths: Record<string, Record<string, Json>>; components: Json };
+  let api: TestApp;
+  let document: OpenApiJson;
 
   beforeAll(async () => {
-    const moduleRef = await Test.createTestingModule({
-      imports: [...testCoreModules(testApiConfig(), new TestSessions()), HealthModule, BotsModule, OpenApiModule],
-      controllers: [ProbeController],
-    }).compile();
-    app = configureApp(moduleRef.createNestApplication<NestExpressApplication>({ logger: ['error'], bodyParser: false }));
-    await app.init();
-    const res = await request(app.getHttpServer()).get('/api/docs');
+    api = await startTestApp(testApiConfig());
+    // No cookie: the document is public.
+    const res = await request(api.url).get('/api/docs');
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/application\/json/);
-    document = JSON.parse(res.text) as typeof document;
+    document = JSON.parse(res.text) as OpenApiJson;
   });
 
   afterAll(async () => {
-    await app?.close();
+    await api?.close();
   });
 
   it('is an OpenAPI 3.1 document, served without signing in, whose references all resolve', () => {
@@ -148,22 +143,15 @@ describe('OpenAPI document at /api/docs', () => {
     expect(list.get!.tags).toEqual(['bots']);
   });
 
-  it('marks public and admin-only routes, and spells out query parameters and recursive schemas', () => {
+  it('marks public and admin-only routes', () => {
     expect(document.paths['/api/docs']!.get!.security).toEqual([]);
-    expect(document.paths['/api/openapi-probe/admin']!.get!['x-admin-only']).toBe(true);
-    const adminSchema = (document.paths['/api/openapi-probe/admin']!.get!.responses as Record<string, Json>)['200']!
-      .content as Json;
-    expect(adminSchema).toEqual({ 'application/json': { schema: { $ref: expect.stringMatching(/^#\/components\/schemas\//) } } });
-
-    const page = document.paths['/api/openapi-probe/page']!.get!;
-    expect(page.parameters).toEqual([
-      { name: 'before', in: 'query', required: false, schema: expect.objectContaining({ type: 'string', format: 'uuid' }) },
-      { name: 'limit', in: 'query', required: false, schema: expect.objectContaining({ default: 50 }) },
-    ]);
+    expect(document.paths['/api/auth/login']!.post!.security).toEqual([]);
+    expect(document.paths['/api/admin/users']!.get!['x-admin-only']).toBe(true);
+    expect(document.paths['/api/workspaces/{workspaceId}/bots']!.get!).not.toHaveProperty('x-admin-only');
   });
 
   it('lists every route, and each one is in the document', () => {
-    const routes = listApiRoutes(app);
+    const routes = listApiRoutes(api.app);
     expect(routes).toEqual(
       expect.arrayContaining([
         { method: 'GET', path: '/api/workspaces/:workspaceId/bots', params: ['workspaceId'], public: false, admin: false },
@@ -172,7 +160,7 @@ describe('OpenAPI document at /api/docs', () => {
         { method: 'PATCH', path: '/api/bots/:botId', params: ['botId'], public: false, admin: false },
         { method: 'DELETE', path: '/api/bots/:botId', params: ['botId'], public: false, admin: false },
         { method: 'GET', path: '/api/docs', params: [], public: true, admin: false },
-        { method: 'GET', path: '/api/openapi-probe/admin', params: [], public: false, admin: true },
+        { method: 'GET', path: '/api/admin/users', params: [], public: false, admin: true },
         { method: 'GET', path: '/healthz', params: [], public: expect.any(Boolean), admin: false },
       ]),
     );
@@ -185,5 +173,48 @@ describe('OpenAPI document at /api/docs', () => {
     }
     const operations = Object.values(document.paths).reduce((n, ops) => n + Object.keys(ops).length, 0);
     expect(operations).toBe(routes.length);
+  });
+});
+
+describe('OpenAPI document builder on a synthetic controller', () => {
+  let routes: ApiRouteSummary[];
+  let document: OpenApiJson;
+
+  beforeAll(async () => {
+    // Only the probe: its routes are collected and documented exactly as the app's are.
+    const moduleRef = await Test.createTestingModule({ controllers: [ProbeController] }).compile();
+    routes = listApiRoutes(moduleRef);
+    const collected = collectApiRoutes(
+      new DiscoveryService(moduleRef.get(ModulesContainer)),
+      new MetadataScanner(),
+      new Reflector(),
+    );
+    // Through JSON, as /api/docs serves it.
+    document = JSON.parse(JSON.stringify(buildOpenApiDocument(collected, 'probe'))) as OpenApiJson;
+    await moduleRef.close();
+  });
+
+  it('lists the probe routes with their admin flag', () => {
+    expect(routes).toEqual([
+      { method: 'GET', path: '/api/openapi-probe/admin', params: [], public: false, admin: true },
+      { method: 'GET', path: '/api/openapi-probe/page', params: [], public: false, admin: false },
+    ]);
+  });
+
+  it('marks admin-only routes, and spells out query parameters and recursive schemas', () => {
+    expect(document.paths['/api/openapi-probe/admin']!.get!['x-admin-only']).toBe(true);
+    expect(document.paths['/api/openapi-probe/admin']!.get!.tags).toEqual(['probe']);
+    const adminSchema = (document.paths['/api/openapi-probe/admin']!.get!.responses as Record<string, Json>)['200']!
+      .content as Json;
+    expect(adminSchema).toEqual({ 'application/json': { schema: { $ref: expect.stringMatching(/^#\/components\/schemas\//) } } });
+    expect(unresolvedRefs(document)).toEqual([]);
+    expect(JSON.stringify(document)).not.toContain('$defs');
+
+    const page = document.paths['/api/openapi-probe/page']!.get!;
+    expect(page).not.toHaveProperty('x-admin-only');
+    expect(page.parameters).toEqual([
+      { name: 'before', in: 'query', required: false, schema: expect.objectContaining({ type: 'string', format: 'uuid' }) },
+      { name: 'limit', in: 'query', required: false, schema: expect.objectContaining({ default: 50 }) },
+    ]);
   });
 });

@@ -7,4 +7,13 @@ import type { RealtimeEvent, RealtimeRoom } from '@lazyboy/contracts';
  */
 export abstract class RealtimePublisher {
   abstract publish(rooms: readonly RealtimeRoom[], event: RealtimeEvent): Promise<void>;
+
+  /**
+   * Closes every socket of the user, on every replica: called when they lose access (removed from a
+   * workspace, signed out, disabled), since a socket keeps its rooms until it reconnects and re-authenticates.
+   * Not abstract so test doubles that reach no sockets need not implement it; the real publisher does.
+   */
+  disconnectUser(_userId: string): Promise<void> {
+    return Promise.resolve();
+  }
 }

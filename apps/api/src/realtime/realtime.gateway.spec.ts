@@ -1,7 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { INestApplication } from '@nestjs/common';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { Test } from '@nestjs/testing';
 import {
   REALTIME_EVENT,
   REALTIME_UNAUTHENTICATED,
@@ -10,30 +7,21 @@ import {
   type RealtimeRoom,
 } from '@lazyboy/contracts';
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { io, type Socket } from 'socket.io-client';
-import { configureApp } from '../bootstrap.js';
-import { PrismaService } from '../persistence/prisma.service.js';
+import request from 'supertest';
+import { startTestApp, type TestApp } from '../testing/test-app.js';
 import { testApiConfig } from '../testing/test-config.js';
+import { signUp, type TestUser } from '../testing/test-users.js';
 import { RealtimePublisher } from './realtime-publisher.js';
-import { RealtimeModule } from './realtime.module.js';
-import { createTestMember, testAuthModule, testCoreModules, TestSessions, type TestMember } from './test-auth.js';
 
-interface Replica {
-  app: INestApplication;
-  url: string;
+interface Replica extends TestApp {
   publisher: RealtimePublisher;
 }
 
-/** One API replica: its own Nest app and port, sharing Postgres and Redis with the others. */
-async function startReplica(sessions: TestSessions): Promise<Replica> {
-  const moduleRef = await Test.createTestingModule({
-    imports: [...testCoreModules(testApiConfig(), sessions), RealtimeModule.forRoot(testAuthModule(sessions))],
-  }).compile();
-  const app = configureApp(moduleRef.createNestApplication<NestExpressApplication>({ logger: ['error'], bodyParser: false }));
-  await app.listen(0, '127.0.0.1');
-  const { port } = app.getHttpServer().address() as AddressInfo;
-  return { app, url: `http://127.0.0.1:${port}`, publisher: app.get(RealtimePublisher) };
+/** One API replica: the whole app on its own port, sharing Postgres and Redis with the others. */
+async function startReplica(): Promise<Replica> {
+  const api = await startTestApp(testApiConfig());
+  return { ...api, publisher: api.app.get(RealtimePublisher) };
 }
 
 interface Client {
@@ -86,27 +74,34 @@ const isCleared = (sessionId: string) => (event: RealtimeEvent) =>
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('realtime gateway with Redis fan-out across replicas', () => {
-  const sessions = new TestSessions();
   let a: Replica;
   let b: Replica;
-  let alice: TestMember;
-  let mallory: TestMember;
+  let alice: TestUser;
+  let mallory: TestUser;
   let aliceBotId: string;
   let aliceSessionId: string;
 
   beforeAll(async () => {
-    [a, b] = await Promise.all([startReplica(sessions), startReplica(sessions)]);
-    const prisma = a.app.get(PrismaService);
-    [alice, mallory] = await Promise.all([createTestMember(prisma, sessions), createTestMember(prisma, sessions)]);
-    const bot = await prisma.bot.create({ data: { workspaceId: alice.workspaceId, name: 'Helper', avatarSeed: 'seed' } });
-    const session = await prisma.session.create({ data: { workspaceId: alice.workspaceId, botId: bot.id } });
-    aliceBotId = bot.id;
-    aliceSessionId = session.id;
+    [a, b] = await Promise.all([startReplica(), startReplica()]);
+    // Signed up on one replica, signed in on both: sessions live in Postgres.
+    [alice, mallory] = await Promise.all([signUp(a.url), signUp(b.url)]);
+    const bot = await request(a.url)
+      .post(`/api/workspaces/${alice.workspaceId}/bots`)
+      .set('Cookie', alice.cookie)
+      .send({ name: 'Helper' })
+      .expect(201);
+    const session = await request(b.url)
+      .post(`/api/bots/${bot.body.id}/sessions`)
+      .set('Cookie', alice.cookie)
+      .send({})
+      .expect(201);
+    aliceBotId = bot.body.id;
+    aliceSessionId = session.body.id;
   });
 
   afterAll(async () => {
     for (const socket of openSockets) socket.disconnect();
-    await Promise.all([a?.app.close(), b?.app.close()]);
+    await Promise.all([a?.close(), b?.close()]);
   });
 
   it('delivers an event published on replica A to a client connected to replica B', async () => {
@@ -188,9 +183,14 @@ describe('realtime gateway with Redis fan-out across replicas', () => {
     expect(client.events.filter(isCleared(second))).toEqual([]);
   });
 
-  it('disconnects a handshake without a session cookie, or with an unknown one', async () => {
+  it('disconnects a handshake without a session cookie, or with an unknown or signed-out one', async () => {
     await expect(connect(a.url)).rejects.toThrow(REALTIME_UNAUTHENTICATED);
     await expect(connect(b.url, 'lazyboy_session=0123456789abcdef')).rejects.toThrow(REALTIME_UNAUTHENTICATED);
     await expect(connect(b.url, 'other=1')).rejects.toThrow(REALTIME_UNAUTHENTICATED);
+
+    const leaving = await signUp(a.url);
+    (await connect(b.url, leaving.cookie)).socket.disconnect();
+    await request(a.url).post('/api/auth/logout').set('Cookie', leaving.cookie).expect(204);
+    await expect(connect(b.url, leaving.cookie)).rejects.toThrow(REALTIME_UNAUTHENTICATED);
   });
 });

@@ -51,6 +51,8 @@ export class RealtimeGateway implements OnGatewayInit<Server> {
         .then((principal) => {
           if (!principal) return next(new Error(REALTIME_UNAUTHENTICATED));
           (socket.data as SocketData).principal = principal;
+          // At the handshake, before the client can subscribe to anything: disconnectUserLocally finds it there.
+          void socket.join(userRoom(principal.userId));
           next();
         })
         .catch((error: unknown) => {
@@ -83,9 +85,19 @@ export class RealtimeGateway implements OnGatewayInit<Server> {
     return { ok: true };
   }
 
+  /** Closes this replica's own sockets of the user (RealtimePublisher.disconnectUser fans this out). */
+  disconnectUserLocally(userId: string): void {
+    this.server?.in(userRoom(userId)).disconnectSockets(true);
+  }
+
   /** Emits to this replica's own sockets in any of the rooms (each socket once). */
   deliverLocally(rooms: readonly RealtimeRoom[], event: RealtimeEvent): void {
     if (!this.server || rooms.length === 0) return;
     this.server.to(rooms.map(roomName)).emit(REALTIME_EVENT, event);
   }
+}
+
+/** Every socket of a user, joined at the handshake; not a room clients can subscribe to. */
+export function userRoom(userId: string): string {
+  return `user:${userId}`;
 }

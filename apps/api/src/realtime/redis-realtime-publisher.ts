@@ -10,7 +10,11 @@ import type { RealtimePublisher } from './realtime-publisher.js';
 export const REALTIME_CHANNEL = 'lazyboy:realtime';
 const FIRST_SUBSCRIBE_WAIT_MS = 2_000;
 
-const envelopeSchema = z.object({ rooms: z.array(realtimeRoomSchema), event: z.looseObject({ type: z.string() }) });
+const envelopeSchema = z.union([
+  z.object({ rooms: z.array(realtimeRoomSchema), event: z.looseObject({ type: z.string() }) }),
+  // A control message: close the user's sockets.
+  z.object({ disconnectUser: z.uuid() }),
+]);
 
 /**
  * Fan-out through Redis pub/sub: publish() goes to every replica, and each replica emits to its own
@@ -33,6 +37,16 @@ export class RedisRealtimePublisher implements RealtimePublisher, OnModuleInit, 
     } catch (error) {
       // Best effort by design: clients re-read state from the API after a reconnect.
       this.logger.warn(`realtime event ${event.type} not published: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  async disconnectUser(userId: string): Promise<void> {
+    try {
+      await this.redis.client.publish(REALTIME_CHANNEL, JSON.stringify({ disconnectUser: userId }));
+    } catch (error) {
+      // Still close this replica's sockets: with one replica (the common case) that is all of them.
+      this.gateway.disconnectUserLocally(userId);
+      this.logger.warn(`realtime disconnect not published: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 
@@ -77,6 +91,7 @@ export class RedisRealtimePublisher implements RealtimePublisher, OnModuleInit, 
       this.logger.warn('realtime: ignored a malformed message on the channel');
       return;
     }
+    if ('disconnectUser' in envelope) return this.gateway.disconnectUserLocally(envelope.disconnectUser);
     // The publisher typed the event; the envelope check only guards against foreign writers on the channel.
     this.gateway.deliverLocally(envelope.rooms, envelope.event as RealtimeEvent);
   }

@@ -8,12 +8,13 @@ import {
   type RunOutcome,
   type RunResult,
 } from '@lazyboy/agent';
-import type { ChatMessage, ModelClient } from '@lazyboy/contracts';
+import type { ChatMessage, ModelClient, RunView } from '@lazyboy/contracts';
 import type { Message, Run } from '../persistence/generated/client.js';
 import type { AcquiredScreen, RunScreens } from '../computers/run-screens.js';
 import { computerTools, describeStep } from '../agent-tools/index.js';
 import { StaleLeaseError, type RunLease, type RunsRepository } from './runs.repository.js';
 import { readRunState, type StoredRunState } from './run-state.js';
+import { toRunView } from './run-views.js';
 import { serviceSystemPrompt } from './system-prompt.js';
 
 /** Why an execution stops before the loop finishes on its own. */
@@ -40,8 +41,10 @@ export interface ExecutionDeps {
   closeModel(client: ModelClient): Promise<void>;
   /** The chat history before the run's trigger message, oldest first. */
   history(run: RunContext): Promise<ChatMessage[]>;
-  publishRun(run: Run): Promise<void>;
+  publishRun(run: RunView): Promise<void>;
   publishMessage(message: Message): Promise<void>;
+  /** Re-queues the agent's run parked in waiting_takeover. */
+  resumeAfterRelease(botId: string): Promise<unknown>;
   /** Writes an assistant message of the run (fenced by the lease). */
   writeMessage(lease: RunLease, run: RunContext, text: string, progress: boolean): Promise<Message>;
 }
@@ -58,17 +61,21 @@ export class RunExecution {
   private stopReason: StopReason | null = null;
   private writes: Promise<void> = Promise.resolve();
   private seq = 0;
+  private pendingEvents: { seq: number; type: string; payload: unknown }[] = [];
   private acquired: AcquiredScreen | null = null;
   private lastStep: string | null = null;
   private lastStepAt = 0;
 
   readonly lease: RunLease;
+  /** What subscribers last saw of the run. */
+  private view: RunView;
 
   constructor(
     private readonly run: RunContext,
     private readonly deps: ExecutionDeps,
   ) {
     this.lease = { runId: run.id, fence: run.leaseFence };
+    this.view = toRunView(run);
   }
 
   get runId(): string {
@@ -93,7 +100,7 @@ export class RunExecution {
         busyStep: 'thinking',
         leaseExpiresAt: new Date(Date.now() + this.deps.leaseMs),
       });
-      await this.publish();
+      await this.publish({ status: 'running', busyStep: 'thinking' });
       model = await this.deps.model(this.run);
       const result = await this.loop(model);
       await this.flush();
@@ -175,10 +182,11 @@ export class RunExecution {
       });
     }
     if (STORED_EVENTS.has(event.type)) {
-      const seq = ++this.seq;
-      this.enqueue(() =>
-        this.deps.runs.appendEvents(this.lease, this.run.workspaceId, [{ seq, type: event.type, payload: eventPayload(event) }]),
-      );
+      // Events that arrive while earlier writes are in flight are stored together, in one transaction.
+      this.pendingEvents.push({ seq: ++this.seq, type: event.type, payload: eventPayload(event) });
+      if (this.pendingEvents.length === 1) {
+        this.enqueue(() => this.deps.runs.appendEvents(this.lease, this.run.workspaceId, this.pendingEvents.splice(0)));
+      }
     }
   }
 
@@ -188,7 +196,7 @@ export class RunExecution {
     this.lastStepAt = Date.now();
     this.enqueue(async () => {
       await this.deps.runs.update(this.lease, { busyStep: step });
-      await this.publish();
+      await this.publish({ busyStep: step });
     });
   }
 
@@ -239,32 +247,37 @@ export class RunExecution {
       if (this.stopReason === 'shutdown') {
         // This process is going away: hand the run back to the queue; another executor resumes it.
         await this.deps.runs.update(this.lease, { status: 'queued', leaseOwner: null, leaseExpiresAt: null, busyStep: null });
-        return this.publish();
+        return this.publish({ status: 'queued', busyStep: null });
       }
-      await this.deps.runs.finish(this.lease, { status: 'cancelled', state });
-      return this.publish();
+      return this.publishRow(await this.deps.runs.finish(this.lease, { status: 'cancelled', state }));
     }
     const text = outcomeText(outcome);
     if (text) await this.say(text);
     switch (outcome.status) {
       case 'waiting_input':
-      case 'waiting_takeover':
-        await this.deps.runs.park(this.lease, outcome.status, state, { text });
-        break;
+        return this.publishRow(await this.deps.runs.park(this.lease, outcome.status, state, { text }));
+      case 'waiting_takeover': {
+        await this.publishRow(await this.deps.runs.park(this.lease, outcome.status, state, { text }));
+        // Parked because a person held the screen (not because the agent asked for a takeover): if they have
+        // handed it back meanwhile, no release is coming any more, so continue at once.
+        if (outcome.question.tool !== 'request_takeover' && (await this.deps.screens.controlHolder(this.run.botId)) === 'agent') {
+          await this.deps.resumeAfterRelease(this.run.botId);
+        }
+        return;
+      }
       case 'done':
-        await this.deps.runs.finish(this.lease, { status: 'completed', result: { text }, state });
-        break;
+        return this.publishRow(await this.deps.runs.finish(this.lease, { status: 'completed', result: { text }, state }));
       case 'blocked':
-        await this.deps.runs.finish(this.lease, {
-          status: 'blocked',
-          result: { text },
-          errorCode: outcome.code,
-          errorMessage: outcome.reason,
-          state,
-        });
-        break;
+        return this.publishRow(
+          await this.deps.runs.finish(this.lease, {
+            status: 'blocked',
+            result: { text },
+            errorCode: outcome.code,
+            errorMessage: outcome.reason,
+            state,
+          }),
+        );
     }
-    await this.publish();
   }
 
   private async fail(error: unknown): Promise<void> {
@@ -274,8 +287,7 @@ export class RunExecution {
     this.logger.error(`run ${this.run.id} failed: ${message}`);
     try {
       await this.say(`I could not run this: ${message}`);
-      await this.deps.runs.finish(this.lease, { status: 'failed', errorCode, errorMessage: message });
-      await this.publish();
+      await this.publishRow(await this.deps.runs.finish(this.lease, { status: 'failed', errorCode, errorMessage: message }));
     } catch (inner) {
       if (!(inner instanceof StaleLeaseError))
         this.logger.error(`run ${this.run.id}: recording the failure failed: ${(inner as Error).message}`);
@@ -287,9 +299,15 @@ export class RunExecution {
     await this.deps.publishMessage(message);
   }
 
-  private async publish(): Promise<void> {
-    const run = await this.deps.runs.findById(this.run.id);
-    if (run) await this.deps.publishRun(run);
+  /** Publishes a change this execution just wrote (no read back: it knows what it wrote). */
+  private async publish(change: Partial<RunView>): Promise<void> {
+    this.view = { ...this.view, ...change };
+    await this.deps.publishRun(this.view);
+  }
+
+  private async publishRow(run: Run): Promise<void> {
+    this.view = toRunView(run);
+    await this.deps.publishRun(this.view);
   }
 }
 

@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import type { ModelClient } from '@lazyboy/contracts';
+import { modelSettingsSchema, type ModelClient } from '@lazyboy/contracts';
 import { closeModelClient, createModelClient, resolveModelBackend } from '@lazyboy/model';
-import { modelSettingsSchema } from '@lazyboy/contracts';
 import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
 import type { Message } from '../persistence/generated/client.js';
 import { RunScreens } from '../computers/run-screens.js';
@@ -56,11 +55,6 @@ export class RunExecutor implements OnApplicationBootstrap, OnApplicationShutdow
     this.pump();
   }
 
-  /** Runs this executor holds right now. */
-  activeRunIds(): string[] {
-    return [...this.active.keys()];
-  }
-
   /** Claims runs until the queue is empty or every slot is busy; one pump at a time, re-run if rung meanwhile. */
   pump(): void {
     if (this.closing) return;
@@ -78,7 +72,7 @@ export class RunExecutor implements OnApplicationBootstrap, OnApplicationShutdow
             const free = this.config.LAZYBOY_RUN_CONCURRENCY - this.active.size;
             const claimed = await this.runs.claimNext(this.owner, this.config.LAZYBOY_RUN_LEASE_MS, free);
             if (claimed.length === 0) break;
-            for (const run of claimed) this.start(run.id);
+            for (const runId of claimed) this.start(runId);
           }
         } while (this.pumpAgain && !this.closing);
       } catch (error) {
@@ -119,6 +113,7 @@ export class RunExecutor implements OnApplicationBootstrap, OnApplicationShutdow
       closeModel: (client: ModelClient) => closeModelClient(client),
       history: (r) => this.messages.history(r, CONTEXT_LIMIT),
       publishRun: (r) => this.service.publish(r),
+      resumeAfterRelease: (botId) => this.service.resumeAfterRelease(botId),
       publishMessage: (m: Message) =>
         this.realtime.publish([{ kind: 'session', id: m.sessionId }], { type: 'message.created', message: toMessageView(m) }),
       writeMessage: (lease: RunLease, r: RunContext, text: string, progress: boolean) =>
@@ -129,7 +124,7 @@ export class RunExecutor implements OnApplicationBootstrap, OnApplicationShutdow
   private async modelFor(run: RunContext): Promise<ModelClient> {
     const botSettings = modelSettingsSchema.safeParse(run.bot.modelSettings);
     const workspaceSettings = modelSettingsSchema.safeParse(run.workspace.modelSettings);
-    const apiKey = await this.bots.modelApiKey(run.botId);
+    const apiKey = this.bots.openModelKey(run.bot.modelApiKeyCipher);
     const backend = resolveModelBackend({
       bot: { settings: botSettings.success ? botSettings.data : {}, ...(apiKey ? { apiKey } : {}) },
       workspace: { settings: workspaceSettings.success ? workspaceSettings.data : {} },

@@ -31,11 +31,11 @@ export class RunsRepository {
   // --- the queue ----------------------------------------------------------------------------
 
   /**
-   * Leases up to `limit` of the oldest runnable runs (at most one per agent): a queued one, or an executing one whose lease expired (its executor
+   * Leases up to `limit` of the oldest runnable runs (at most one per agent) and returns their ids: a queued one, or an executing one whose lease expired (its executor
    * died), never one of an agent that already has another active run, and per agent in arrival order.
    * One statement: SKIP LOCKED lets executors claim side by side without waiting on each other.
    */
-  async claimNext(owner: string, leaseMs: number, limit = 1): Promise<Run[]> {
+  async claimNext(owner: string, leaseMs: number, limit = 1): Promise<string[]> {
     const rows = await this.prisma.$queryRaw<{ id: string }[]>`
       WITH candidate AS (
         SELECT r.id FROM "Run" r
@@ -60,8 +60,7 @@ export class RunsRepository {
         "updatedAt" = now()
       FROM candidate WHERE "Run".id = candidate.id
       RETURNING "Run".id`;
-    if (rows.length === 0) return [];
-    return this.prisma.run.findMany({ where: { id: { in: rows.map((r) => r.id) } }, orderBy: { createdAt: 'asc' } });
+    return rows.map((r) => r.id);
   }
 
   /** Extends the lease; false when it is no longer ours. Also says whether someone asked to stop the run. */
@@ -163,9 +162,9 @@ export class RunsRepository {
    * Stops a run: one that no executor holds (queued, parked) is cancelled at once; an executing one is
    * flagged, and its executor stops at the next safe boundary.
    */
-  async requestCancel(runId: string): Promise<Run | null> {
+  async requestCancel(runId: string): Promise<{ run: Run; changed: boolean } | null> {
     const now = new Date();
-    await this.prisma.run.updateMany({
+    const idle = await this.prisma.run.updateMany({
       where: { id: runId, status: { in: ['queued', 'waiting_input', 'waiting_takeover'] } },
       data: {
         status: 'cancelled',
@@ -176,21 +175,18 @@ export class RunsRepository {
         leaseExpiresAt: null,
       },
     });
-    await this.prisma.run.updateMany({
+    const executing = await this.prisma.run.updateMany({
       where: { id: runId, status: { in: EXECUTING }, cancelRequestedAt: null },
       data: { cancelRequestedAt: now },
     });
-    return this.prisma.run.findUnique({ where: { id: runId } });
+    const run = await this.prisma.run.findUnique({ where: { id: runId } });
+    return run ? { run, changed: idle.count + executing.count > 0 } : null;
   }
 
   // --- reads --------------------------------------------------------------------------------
 
   async findVisible(principal: Principal, runId: string): Promise<Run | null> {
     return this.prisma.run.findFirst({ where: { id: runId, workspace: visibleWorkspaces(principal) } });
-  }
-
-  async findById(runId: string): Promise<Run | null> {
-    return this.prisma.run.findUnique({ where: { id: runId } });
   }
 
   async activeRunOfBot(botId: string, statuses: readonly RunStatus[] = ACTIVE_RUN_STATUSES): Promise<Run | null> {

@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { RunEventView, RunView } from '@lazyboy/contracts';
 import type { Run } from '../persistence/generated/client.js';
 import { ApiError, notFound } from '../common/api-error.js';
 import type { Principal } from '../auth/principal.js';
+import { ScreenControlService } from '../computers/screen-control.service.js';
 import { RealtimePublisher } from '../realtime/realtime-publisher.js';
 import { RunSignals } from './run-signals.js';
 import { RunsRepository } from './runs.repository.js';
@@ -10,12 +11,18 @@ import { toRunView } from './run-views.js';
 
 /** Runs as people see and steer them: read, stop, answer; and the hooks other modules call. */
 @Injectable()
-export class RunsService {
+export class RunsService implements OnModuleInit {
   constructor(
     private readonly runs: RunsRepository,
     private readonly signals: RunSignals,
     private readonly realtime: RealtimePublisher,
+    private readonly control: ScreenControlService,
   ) {}
+
+  onModuleInit(): void {
+    // However control comes back (release, admin, lease expiry), the parked run continues.
+    this.control.onRelease((botId) => this.resumeAfterRelease(botId));
+  }
 
   async get(principal: Principal, runId: string): Promise<RunView> {
     return toRunView(await this.visible(principal, runId));
@@ -33,10 +40,16 @@ export class RunsService {
     return toRunView(await this.stop(run.id));
   }
 
-  /** Stop by id, for the admin dashboard and for clearing a chat. */
+  /** Stop by id, for the admin dashboard and for clearing a chat. CONFLICT when the run is already over. */
   async stop(runId: string): Promise<Run> {
-    const run = await this.runs.requestCancel(runId);
-    if (!run) throw notFound('run');
+    const stopped = await this.runs.requestCancel(runId);
+    if (!stopped) throw notFound('run');
+    const { run, changed } = stopped;
+    if (!changed) {
+      // Already over, or already asked to stop: nothing to do, and saying so beats a silent 200.
+      if (run.status === 'leased' || run.status === 'running') return run;
+      throw new ApiError('CONFLICT', `the run is already ${run.status}`);
+    }
     if (run.status === 'leased' || run.status === 'running') await this.signals.stop(run.id);
     else await this.signals.wake(); // the agent is free: whatever queued behind it may start
     await this.publish(run);
@@ -44,7 +57,12 @@ export class RunsService {
   }
 
   async stopSessionRuns(sessionId: string): Promise<void> {
-    for (const run of await this.runs.activeRunsOfSession(sessionId)) await this.stop(run.id);
+    for (const run of await this.runs.activeRunsOfSession(sessionId)) {
+      // A run that ended between the listing and the stop is just as good.
+      await this.stop(run.id).catch((error: unknown) => {
+        if (!(error instanceof ApiError && error.code === 'CONFLICT')) throw error;
+      });
+    }
   }
 
   /** Answers a run parked in waiting_input without writing a chat message (automation). */
@@ -77,13 +95,14 @@ export class RunsService {
     await this.signals.wake();
   }
 
-  async publish(run: Run): Promise<void> {
+  async publish(run: Run | RunView): Promise<void> {
+    const view = 'leaseFence' in run ? toRunView(run) : run;
     const rooms = [
-      { kind: 'workspace' as const, id: run.workspaceId },
-      { kind: 'bot' as const, id: run.botId },
-      ...(run.sessionId ? [{ kind: 'session' as const, id: run.sessionId }] : []),
+      { kind: 'workspace' as const, id: view.workspaceId },
+      { kind: 'bot' as const, id: view.botId },
+      ...(view.sessionId ? [{ kind: 'session' as const, id: view.sessionId }] : []),
     ];
-    await this.realtime.publish(rooms, { type: 'run.updated', run: toRunView(run) });
+    await this.realtime.publish(rooms, { type: 'run.updated', run: view });
   }
 
   private async visible(principal: Principal, runId: string): Promise<Run> {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ACTIVE_RUN_STATUSES, type RunKind } from '@lazyboy/contracts';
 import type { HumanAnswer } from '@lazyboy/agent';
 import { Prisma, type Bot, type Message, type Run, type Session } from '../persistence/generated/client.js';
+import { isUniqueViolation } from '../persistence/prisma-errors.js';
 import { PrismaService } from '../persistence/prisma.service.js';
 import type { Principal } from '../auth/principal.js';
 import { visibleWorkspaces } from '../tenancy/workspace-scope.js';
@@ -35,15 +36,11 @@ export class SessionsRepository {
     private readonly runs: RunsRepository,
   ) {}
 
-  async visibleBot(principal: Principal, botId: string): Promise<Bot | null> {
-    return this.prisma.bot.findFirst({ where: { id: botId, workspace: visibleWorkspaces(principal) } });
-  }
-
   async visibleSession(principal: Principal, sessionId: string): Promise<Session | null> {
     return this.prisma.session.findFirst({ where: { id: sessionId, workspace: visibleWorkspaces(principal) } });
   }
 
-  async create(bot: Bot, title: string, createdById: string): Promise<Session> {
+  async create(bot: Pick<Bot, 'id' | 'workspaceId'>, title: string, createdById: string): Promise<Session> {
     return this.prisma.session.create({ data: { workspaceId: bot.workspaceId, botId: bot.id, title, createdById } });
   }
 
@@ -124,7 +121,7 @@ export class SessionsRepository {
       });
     } catch (error) {
       // Two requests with the same nonce raced: the loser answers with the winner's message and run.
-      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
+      if (isUniqueViolation(error)) {
         const again = await this.replay(input);
         if (again) return again;
       }

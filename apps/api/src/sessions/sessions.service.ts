@@ -4,6 +4,7 @@ import { isSmallTalk } from '@lazyboy/agent';
 import type { Session } from '../persistence/generated/client.js';
 import { ApiError, notFound } from '../common/api-error.js';
 import type { Principal } from '../auth/principal.js';
+import { BotsService } from '../bots/bots.service.js';
 import { RealtimePublisher } from '../realtime/realtime-publisher.js';
 import { RunsService } from '../runs/runs.service.js';
 import { toRunView } from '../runs/run-views.js';
@@ -14,19 +15,18 @@ import { toMessageView, toSessionView } from './message-views.js';
 export class SessionsService {
   constructor(
     private readonly sessions: SessionsRepository,
+    private readonly bots: BotsService,
     private readonly runs: RunsService,
     private readonly realtime: RealtimePublisher,
   ) {}
 
   async create(principal: Principal, botId: string, title: string | undefined): Promise<SessionView> {
-    const bot = await this.sessions.visibleBot(principal, botId);
-    if (!bot) throw notFound('bot');
+    const bot = await this.bots.getForPrincipal(principal, botId);
     return toSessionView(await this.sessions.create(bot, title ?? '', principal.userId));
   }
 
   async listForBot(principal: Principal, botId: string): Promise<SessionView[]> {
-    const bot = await this.sessions.visibleBot(principal, botId);
-    if (!bot) throw notFound('bot');
+    const bot = await this.bots.getForPrincipal(principal, botId);
     return (await this.sessions.listForBot(bot.id, 200)).map(toSessionView);
   }
 

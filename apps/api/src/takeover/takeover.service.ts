@@ -4,7 +4,6 @@ import type { Principal } from '../auth/principal.js';
 import { ComputersService } from '../computers/computers.service.js';
 import { ScreenControlService } from '../computers/screen-control.service.js';
 import { RunsRepository } from '../runs/runs.repository.js';
-import { RunsService } from '../runs/runs.service.js';
 import { toRunView } from '../runs/run-views.js';
 
 /**
@@ -17,7 +16,6 @@ export class TakeoverService {
   constructor(
     private readonly computers: ComputersService,
     private readonly control: ScreenControlService,
-    private readonly runs: RunsService,
     private readonly runsRepository: RunsRepository,
   ) {}
 
@@ -30,9 +28,9 @@ export class TakeoverService {
 
   async release(principal: Principal, botId: string, ip: string | null): Promise<TakeoverResponse> {
     const bot = await this.computers.visibleBot(principal, botId);
+    // The release resumes a run parked in waiting_takeover (RunsService listens to every hand-back).
     const change = await this.control.releaseControl(bot.id, principal.userId, { ip });
-    const resumed = await this.runs.resumeAfterRelease(bot.id);
-    const run = resumed ?? (await this.runsRepository.activeRunOfBot(bot.id));
+    const run = await this.runsRepository.activeRunOfBot(bot.id);
     const screen = change?.screen ?? (await this.computers.botComputerView(bot)).screen;
     return { screen, run: run ? toRunView(run) : null };
   }

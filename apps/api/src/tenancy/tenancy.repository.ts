@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { MembershipRole } from '@lazyboy/contracts';
-import { Prisma } from '../persistence/generated/client.js';
+import type { Prisma } from '../persistence/generated/client.js';
+import { isUniqueViolation } from '../persistence/prisma-errors.js';
 import { PrismaService } from '../persistence/prisma.service.js';
 
 export interface WorkspaceWithRole {
@@ -22,8 +23,11 @@ export interface MemberRow {
   joinedAt: Date;
 }
 
-/** Why a membership change was refused (the service turns these into API errors). */
-export type MembershipChangeRefusal = 'not_member' | 'last_owner';
+/**
+ * Why a membership change was refused (the service turns these into API errors). `changed`: the member no
+ * longer has the role the caller's permission check saw, or is gone.
+ */
+export type MembershipChangeRefusal = 'changed' | 'last_owner';
 
 type Tx = Prisma.TransactionClient;
 
@@ -121,28 +125,34 @@ export class TenancyRepository {
   }
 
   /**
-   * Changes a member's role, refusing to leave the workspace without an owner. The workspace row is
-   * locked first, so two owners demoting each other at once cannot both succeed.
+   * Changes a member's role if it still is `from` (the role the permission check saw), refusing to leave the
+   * workspace without an owner. The workspace row is locked first, so two owners demoting each other at
+   * once cannot both succeed.
    */
-  async changeRole(workspaceId: string, userId: string, role: MembershipRole): Promise<MembershipChangeRefusal | null> {
+  async changeRole(
+    workspaceId: string,
+    userId: string,
+    from: MembershipRole,
+    to: MembershipRole,
+  ): Promise<MembershipChangeRefusal | null> {
     return this.prisma
       .$transaction(async (tx) => {
         await lockWorkspace(tx, workspaceId);
-        const updated = await tx.membership.updateMany({ where: { workspaceId, userId }, data: { role } });
-        if (updated.count === 0) return 'not_member';
+        const updated = await tx.membership.updateMany({ where: { workspaceId, userId, role: from }, data: { role: to } });
+        if (updated.count === 0) return 'changed';
         if ((await ownerCount(tx, workspaceId)) === 0) throw new LastOwnerRollback();
         return null;
       })
       .catch(rollbackToRefusal);
   }
 
-  /** Removes a member, refusing to remove the last owner (same locking as changeRole). */
-  async removeMember(workspaceId: string, userId: string): Promise<MembershipChangeRefusal | null> {
+  /** Removes a member if their role still is `role`, refusing to remove the last owner (same locking as changeRole). */
+  async removeMember(workspaceId: string, userId: string, role: MembershipRole): Promise<MembershipChangeRefusal | null> {
     return this.prisma
       .$transaction(async (tx) => {
         await lockWorkspace(tx, workspaceId);
-        const removed = await tx.membership.deleteMany({ where: { workspaceId, userId } });
-        if (removed.count === 0) return 'not_member';
+        const removed = await tx.membership.deleteMany({ where: { workspaceId, userId, role } });
+        if (removed.count === 0) return 'changed';
         if ((await ownerCount(tx, workspaceId)) === 0) throw new LastOwnerRollback();
         return null;
       })
@@ -164,9 +174,4 @@ async function lockWorkspace(tx: Tx, workspaceId: string): Promise<void> {
 
 function ownerCount(tx: Tx, workspaceId: string): Promise<number> {
   return tx.membership.count({ where: { workspaceId, role: 'owner' } });
-}
-
-/** Prisma's unique-constraint violation (P2002). */
-export function isUniqueViolation(error: unknown): boolean {
-  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
 }

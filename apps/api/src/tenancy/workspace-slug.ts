@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { isUniqueViolation } from '../persistence/prisma-errors.js';
 
 const MAX_BASE_LENGTH = 40;
 
@@ -21,4 +22,28 @@ export function slugBase(name: string): string {
 /** A variant of the base for when it is taken: a short random suffix. */
 export function slugWithSuffix(base: string): string {
   return `${base}-${randomBytes(3).toString('hex')}`;
+}
+
+const SLUG_ATTEMPTS = 5;
+
+/**
+ * Runs `create` with a slug made from the name: the bare base when it looks free, a suffixed variant
+ * otherwise, and another variant when `create` throws Prisma's unique violation (someone took the slug
+ * between our check and our insert). `create` rethrowing something else ends the attempts.
+ */
+export async function createWithUniqueSlug<T>(
+  name: string,
+  slugTaken: (slug: string) => Promise<boolean>,
+  create: (slug: string) => Promise<T>,
+): Promise<T> {
+  const base = slugBase(name);
+  let slug = (await slugTaken(base)) ? slugWithSuffix(base) : base;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await create(slug);
+    } catch (error) {
+      if (!isUniqueViolation(error) || attempt >= SLUG_ATTEMPTS) throw error;
+      slug = slugWithSuffix(base);
+    }
+  }
 }

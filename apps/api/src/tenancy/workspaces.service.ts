@@ -1,14 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { AddMemberRequest, MemberView, MembershipRole, WorkspaceSummaryView, WorkspaceView } from '@lazyboy/contracts';
-import { ApiError, conflict, forbidden, notFound } from '../common/api-error.js';
+import { conflict, forbidden, notFound } from '../common/api-error.js';
 import type { Principal } from '../auth/principal.js';
 import { AuditService } from '../audit/audit.service.js';
-import { isUniqueViolation, TenancyRepository } from './tenancy.repository.js';
+import { MembershipChanges } from './membership-changes.js';
+import { TenancyRepository, type MemberRow } from './tenancy.repository.js';
 import { WorkspaceAccess } from './workspace-access.js';
-import { slugBase, slugWithSuffix } from './workspace-slug.js';
+import { createWithUniqueSlug } from './workspace-slug.js';
 import { toMemberView, toSummary, toView } from './workspace-views.js';
-
-const SLUG_ATTEMPTS = 5;
 
 /** Workspaces and their members. Every route naming a workspace answers 404 to non-members. */
 @Injectable()
@@ -16,6 +15,7 @@ export class WorkspacesService {
   constructor(
     private readonly tenancy: TenancyRepository,
     private readonly access: WorkspaceAccess,
+    private readonly changes: MembershipChanges,
     private readonly audit: AuditService,
   ) {}
 
@@ -26,7 +26,11 @@ export class WorkspacesService {
 
   async create(principal: Principal, name: string, ip?: string): Promise<WorkspaceView> {
     if (principal.tokenWorkspaceId) throw forbidden('this API token is limited to one workspace');
-    const workspaceId = await this.createWithUniqueSlug(principal.userId, name);
+    const workspaceId = await createWithUniqueSlug(
+      name,
+      (slug) => this.tenancy.slugTaken(slug),
+      (slug) => this.tenancy.createWorkspace(principal.userId, name, slug),
+    );
     await this.audit.record({
       workspaceId,
       actorUserId: principal.userId,
@@ -36,14 +40,13 @@ export class WorkspacesService {
       details: { name },
       ip,
     });
-    return this.get(principal, workspaceId);
+    return this.view(principal.userId, workspaceId);
   }
 
+  /** One query: the membership read that finds the workspace also is the access check. */
   async get(principal: Principal, workspaceId: string): Promise<WorkspaceView> {
-    await this.access.require(principal, workspaceId);
-    const workspace = await this.tenancy.workspaceOf(principal.userId, workspaceId);
-    if (!workspace) throw notFound('workspace');
-    return toView(workspace);
+    if (principal.tokenWorkspaceId && principal.tokenWorkspaceId !== workspaceId) throw notFound('workspace');
+    return this.view(principal.userId, workspaceId);
   }
 
   async rename(principal: Principal, workspaceId: string, name: string, ip?: string): Promise<WorkspaceView> {
@@ -58,7 +61,7 @@ export class WorkspacesService {
       details: { name },
       ip,
     });
-    return this.get(principal, workspaceId);
+    return this.view(principal.userId, workspaceId);
   }
 
   async members(principal: Principal, workspaceId: string): Promise<MemberView[]> {
@@ -81,7 +84,10 @@ export class WorkspacesService {
       details: { role: request.role },
       ip,
     });
-    return this.memberView(workspaceId, userId);
+    const member = await this.tenancy.member(workspaceId, userId);
+    // Removed between our write and this read by someone else: it is gone for the caller too.
+    if (!member) throw notFound('member');
+    return toMemberView(member);
   }
 
   async changeRole(
@@ -92,70 +98,39 @@ export class WorkspacesService {
     ip?: string,
   ): Promise<MemberView> {
     const callerRole = await this.access.require(principal, workspaceId, 'admin');
-    const target = await this.tenancy.member(workspaceId, userId);
-    if (!target) throw notFound('member');
+    const target = await this.target(workspaceId, userId);
     if ((target.role === 'owner' || role === 'owner') && callerRole !== 'owner') {
       throw forbidden('only owners may grant or revoke the owner role');
     }
-    if (target.role === role) return toMemberView(target);
-    const refusal = await this.tenancy.changeRole(workspaceId, userId, role);
-    if (refusal === 'not_member') throw notFound('member');
-    if (refusal === 'last_owner') throw lastOwner();
-    await this.audit.record({
-      workspaceId,
-      actorUserId: principal.userId,
+    return this.changes.applyRoleChange(workspaceId, target, role, {
+      userId: principal.userId,
       action: 'member.role_change',
-      targetType: 'user',
-      targetId: userId,
-      details: { from: target.role, to: role },
       ip,
     });
-    return this.memberView(workspaceId, userId);
   }
 
   /** Admins remove members (only owners remove owners); anyone may leave. The last owner may do neither. */
   async removeMember(principal: Principal, workspaceId: string, userId: string, ip?: string): Promise<void> {
     const leaving = userId === principal.userId;
     const callerRole = await this.access.require(principal, workspaceId, leaving ? 'member' : 'admin');
-    const target = await this.tenancy.member(workspaceId, userId);
-    if (!target) throw notFound('member');
+    const target = await this.target(workspaceId, userId);
     if (!leaving && target.role === 'owner' && callerRole !== 'owner') throw forbidden('only owners may remove owners');
-    const refusal = await this.tenancy.removeMember(workspaceId, userId);
-    if (refusal === 'not_member') throw notFound('member');
-    if (refusal === 'last_owner') throw lastOwner();
-    await this.audit.record({
-      workspaceId,
-      actorUserId: principal.userId,
+    await this.changes.applyRemoval(workspaceId, target, {
+      userId: principal.userId,
       action: leaving ? 'member.leave' : 'member.remove',
-      targetType: 'user',
-      targetId: userId,
-      details: { role: target.role },
       ip,
     });
   }
 
-  private async memberView(workspaceId: string, userId: string): Promise<MemberView> {
-    const member = await this.tenancy.member(workspaceId, userId);
-    // Removed between our write and this read by someone else: it is gone for the caller too.
-    if (!member) throw notFound('member');
-    return toMemberView(member);
+  private async target(workspaceId: string, userId: string): Promise<MemberRow> {
+    const target = await this.tenancy.member(workspaceId, userId);
+    if (!target) throw notFound('member');
+    return target;
   }
 
-  private async createWithUniqueSlug(ownerUserId: string, name: string): Promise<string> {
-    const base = slugBase(name);
-    let slug = (await this.tenancy.slugTaken(base)) ? slugWithSuffix(base) : base;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.tenancy.createWorkspace(ownerUserId, name, slug);
-      } catch (error) {
-        // Someone took the slug between our check and our insert.
-        if (!isUniqueViolation(error) || attempt >= SLUG_ATTEMPTS) throw error;
-        slug = slugWithSuffix(base);
-      }
-    }
+  private async view(userId: string, workspaceId: string): Promise<WorkspaceView> {
+    const workspace = await this.tenancy.workspaceOf(userId, workspaceId);
+    if (!workspace) throw notFound('workspace');
+    return toView(workspace);
   }
-}
-
-function lastOwner(): ApiError {
-  return conflict('a workspace needs at least one owner: make someone else owner first');
 }

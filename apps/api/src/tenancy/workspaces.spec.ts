@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { PrismaService } from '../persistence/prisma.service.js';
 import { startTestApp, type TestApp } from '../testing/test-app.js';
 import { testApiConfig } from '../testing/test-config.js';
 import { signUp, type TestUser } from '../testing/test-users.js';
+import { TenancyRepository, type MemberRow } from './tenancy.repository.js';
 
 describe('workspaces and members', () => {
   let api: TestApp;
@@ -140,6 +141,54 @@ describe('workspaces and members', () => {
     ]);
     expect([a.status, b.status].sort()).toEqual([200, 409]);
     expect(await prisma.membership.count({ where: { workspaceId: ada.workspaceId, role: 'owner' } })).toBe(1);
+  });
+
+  describe('when the member changes between the permission check and the write', () => {
+    afterEach(() => {
+      jest.restoreAllMocks();
+    });
+
+    /** Lets the next member read return what it found, then makes the owner promote that member meanwhile. */
+    function promoteToOwnerRightAfterTheNextRead(): void {
+      const tenancy = api.app.get(TenancyRepository);
+      const read = tenancy.member.bind(tenancy);
+      jest
+        .spyOn(tenancy, 'member')
+        .mockImplementationOnce(async (workspaceId: string, userId: string): Promise<MemberRow | null> => {
+          const seen = await read(workspaceId, userId);
+          await prisma.membership.update({ where: { workspaceId_userId: { workspaceId, userId } }, data: { role: 'owner' } });
+          return seen;
+        });
+    }
+
+    async function teamWithAdmins(): Promise<{ base: string; admin: TestUser; target: TestUser; workspaceId: string }> {
+      const owner = await signUp(api.url);
+      const admin = await signUp(api.url);
+      const target = await signUp(api.url);
+      const base = `/api/workspaces/${owner.workspaceId}`;
+      await as(owner).post(`${base}/members`, { email: admin.email, role: 'admin' }).expect(201);
+      await as(owner).post(`${base}/members`, { email: target.email, role: 'admin' }).expect(201);
+      return { base, admin, target, workspaceId: owner.workspaceId };
+    }
+
+    it('does not let an admin demote someone who became an owner meanwhile', async () => {
+      const { base, admin, target, workspaceId } = await teamWithAdmins();
+      promoteToOwnerRightAfterTheNextRead();
+      const res = await as(admin).patch(`${base}/members/${target.userId}`, { role: 'member' }).expect(409);
+      expect(res.body.error.code).toBe('CONFLICT');
+      const row = await prisma.membership.findUniqueOrThrow({
+        where: { workspaceId_userId: { workspaceId, userId: target.userId } },
+      });
+      expect(row.role).toBe('owner');
+    });
+
+    it('does not let an admin remove someone who became an owner meanwhile', async () => {
+      const { base, admin, target, workspaceId } = await teamWithAdmins();
+      promoteToOwnerRightAfterTheNextRead();
+      expect((await as(admin).delete(`${base}/members/${target.userId}`).expect(409)).body.error.code).toBe('CONFLICT');
+      const row = await prisma.membership.findUnique({ where: { workspaceId_userId: { workspaceId, userId: target.userId } } });
+      expect(row?.role).toBe('owner');
+    });
   });
 
   it('audits member changes', async () => {

@@ -8,14 +8,13 @@ import {
 import type { Principal } from '../auth/principal.js';
 import { ApiError, forbidden } from '../common/api-error.js';
 import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
+import { computerView, screenView } from '../computers/computer-view.js';
 import { ComputersRepository } from '../computers/computers.repository.js';
 import { ComputersService } from '../computers/computers.service.js';
 import { ScreenControlService } from '../computers/screen-control.service.js';
 import { WorkerClient } from '../computers/worker-client.js';
 import { RedisService } from '../redis/redis.service.js';
 import { InvalidTicketError, ViewerTickets, type ViewerMode } from './viewer-tickets.js';
-
-const TICKET_TTL_MS = 60_000;
 
 /**
  * Watching an agent's screen: the viewer heartbeat (keeps the computer awake, renews a takeover) and the
@@ -32,18 +31,22 @@ export class ViewerService {
     private readonly redis: RedisService,
     @Inject(API_CONFIG) config: ApiConfig,
   ) {
-    this.tickets = new ViewerTickets(config.LAZYBOY_VAULT_KEY, TICKET_TTL_MS);
+    this.tickets = new ViewerTickets(config.LAZYBOY_VAULT_KEY);
   }
 
   /** Someone is watching: the idle loop leaves the computer running; their takeover, if any, is extended. */
   async heartbeat(principal: Principal, botId: string): Promise<BotComputerView> {
     const bot = await this.computers.visibleBot(principal, botId);
     const computer = await this.repo.computerForBot(bot);
-    if (computer) {
-      await this.repo.touchViewed(computer.id);
-      await this.control.renewControl(bot.id, principal.userId);
-    }
-    return this.computers.botComputerView(bot);
+    if (!computer) return { computer: null, screen: null };
+    const viewedAt = new Date();
+    await this.repo.touchViewed(computer.id, viewedAt);
+    const screen = computer.screens.find((s) => s.botId === bot.id);
+    const renewed = screen ? await this.control.renewControl(screen, principal.userId) : null;
+    // Built from the row already read (a heartbeat every 2 s per viewer): only what this call changed is patched in.
+    const view = computerView({ ...computer, lastViewedAt: viewedAt });
+    if (renewed) view.screens = view.screens.map((s) => (s.id === renewed.screen.id ? renewed.screen : s));
+    return { computer: view, screen: renewed?.screen ?? (screen ? screenView(screen) : null) };
   }
 
   async issue(principal: Principal, botId: string, mode: ViewerMode): Promise<ViewerTicketResponse> {
@@ -79,7 +82,7 @@ export class ViewerService {
       if (error instanceof InvalidTicketError) throw new ApiError('UNAUTHENTICATED', `invalid viewer ticket (${error.message})`);
       throw error;
     }
-    const first = await this.redis.client.set(`lazyboy:viewer-ticket:${claims.jti}`, '1', 'PX', TICKET_TTL_MS * 2, 'NX');
+    const first = await this.redis.client.set(`lazyboy:viewer-ticket:${claims.jti}`, '1', 'PX', this.tickets.ttlMs * 2, 'NX');
     if (first !== 'OK') throw new ApiError('UNAUTHENTICATED', 'invalid viewer ticket (already used)');
     const computer = await this.repo.computer(claims.computerId);
     const screen = computer?.screens.find((s) => s.id === claims.screenId);

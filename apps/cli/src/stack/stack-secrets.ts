@@ -6,18 +6,20 @@ const secretsSchema = z.object({
   appToken: z.string().min(32),
   postgresPassword: z.string().min(16),
   redisPassword: z.string().min(16),
-  /** Written by versions whose `up` started a worker itself; the API now makes one token per computer. */
-  controlToken: z.string().min(32).optional(),
-  /** Added after the first releases: a secrets file without it gets one on the next start. */
-  vaultKey: z.string().min(32).optional(),
+  vaultKey: z.string().min(32),
 });
-export type StackSecrets = z.infer<typeof secretsSchema> & { vaultKey: string };
+export type StackSecrets = z.infer<typeof secretsSchema>;
+
+/** The vault key came after the first releases: a secrets file without it gets one on the next start. */
+const storedSchema = secretsSchema.partial({ vaultKey: true });
+
+const newVaultKey = (): string => randomBytes(32).toString('base64url');
 
 const fresh = (): StackSecrets => ({
   appToken: randomBytes(24).toString('base64url'),
   postgresPassword: randomBytes(18).toString('base64url'),
   redisPassword: randomBytes(18).toString('base64url'),
-  vaultKey: randomBytes(32).toString('base64url'),
+  vaultKey: newVaultKey(),
 });
 
 /**
@@ -25,14 +27,10 @@ const fresh = (): StackSecrets => ({
  * database passwords and admin token. LAZYBOY_APP_TOKEN, when set, wins for the admin token.
  */
 export function loadOrCreateSecrets(file: string, env: Record<string, string | undefined>): StackSecrets {
-  let secrets: StackSecrets;
-  const stored = existsSync(file) ? secretsSchema.parse(JSON.parse(readFileSync(file, 'utf8'))) : undefined;
-  if (stored?.vaultKey) {
-    secrets = { ...stored, vaultKey: stored.vaultKey };
-  } else {
-    secrets = stored ? { ...stored, vaultKey: fresh().vaultKey } : fresh();
-    writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
-  }
+  // Unknown keys (the control token older versions kept) are dropped by the parse.
+  const stored = existsSync(file) ? storedSchema.parse(JSON.parse(readFileSync(file, 'utf8'))) : undefined;
+  const secrets: StackSecrets = stored ? { ...stored, vaultKey: stored.vaultKey ?? newVaultKey() } : fresh();
+  if (!stored?.vaultKey) writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
   const override = env.LAZYBOY_APP_TOKEN;
   return override ? { ...secrets, appToken: override } : secrets;
 }

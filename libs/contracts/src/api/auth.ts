@@ -1,21 +1,13 @@
 import { z } from 'zod';
-import { idSchema, isoDateSchema } from './common.js';
+import { emailSchema, idSchema, isoDateSchema } from './common.js';
 import { workspaceSummaryViewSchema } from './workspaces.js';
-
-/** Sign-in emails are compared lower-cased. */
-const email = z
-  .string()
-  .trim()
-  .max(254)
-  .pipe(z.email())
-  .transform((s) => s.toLowerCase());
 
 export const PASSWORD_MIN_LENGTH = 8;
 /** Generous, but bounded: every password is fed to scrypt. */
 export const PASSWORD_MAX_LENGTH = 1_024;
 
 export const signupRequestSchema = z.strictObject({
-  email,
+  email: emailSchema,
   password: z.string().min(PASSWORD_MIN_LENGTH).max(PASSWORD_MAX_LENGTH),
   displayName: z.string().trim().min(1).max(80),
 });
@@ -23,7 +15,7 @@ export type SignupRequest = z.infer<typeof signupRequestSchema>;
 
 /** The first admin signs in with LAZYBOY_APP_TOKEN as the password, so no minimum length here. */
 export const loginRequestSchema = z.strictObject({
-  email,
+  email: emailSchema,
   password: z.string().min(1).max(PASSWORD_MAX_LENGTH),
 });
 export type LoginRequest = z.infer<typeof loginRequestSchema>;

@@ -3,6 +3,13 @@ import { z } from 'zod';
 // Building blocks of the HTTP API's request and response bodies.
 
 export const idSchema = z.uuid();
+/** A sign-in email: trimmed and lower-cased, so accounts are found whatever case was typed. */
+export const emailSchema = z
+  .string()
+  .trim()
+  .max(254)
+  .pipe(z.email())
+  .transform((s) => s.toLowerCase());
 /** Timestamps travel as ISO-8601 strings. */
 export const isoDateSchema = z.iso.datetime({ offset: true });
 

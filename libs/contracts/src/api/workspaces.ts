@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { membershipRoleSchema } from '../domain.js';
-import { idSchema, isoDateSchema } from './common.js';
+import { emailSchema, idSchema, isoDateSchema } from './common.js';
 
 const workspaceName = z.string().trim().min(1).max(80);
 
@@ -45,12 +45,7 @@ export type MemberListView = z.infer<typeof memberListViewSchema>;
 
 /** Adds an existing user (by sign-in email) to the workspace. Only owners may add owners. */
 export const addMemberRequestSchema = z.strictObject({
-  email: z
-    .string()
-    .trim()
-    .max(254)
-    .pipe(z.email())
-    .transform((s) => s.toLowerCase()),
+  email: emailSchema,
   role: membershipRoleSchema.default('member'),
 });
 export type AddMemberRequest = z.infer<typeof addMemberRequestSchema>;

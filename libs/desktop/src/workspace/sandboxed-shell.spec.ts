@@ -138,6 +138,7 @@ describe('SandboxedShell (bubblewrap, as the computer’s user, on a real displa
     const result = await command.result;
 
     expect(result.timedOut).toBe(true);
+    expect(shell.newOutput(command.id)).toMatchObject({ running: false, timedOut: true });
     expect(await pollUntil(() => sleeping(marker).length === 0, 5_000)).toBe(true);
   });
 
@@ -155,14 +156,16 @@ describe('SandboxedShell (bubblewrap, as the computer’s user, on a real displa
   });
 
   it('hands out a running command’s output as it comes', async () => {
-    const command = shell.start('echo one; while [ ! -e go ]; do sleep 0.05; done; echo two');
+    const command = shell.start('echo one; while [ ! -e go ]; do sleep 0.05; done; echo two; exit 3');
 
     expect(await outputUntil(shell, command, 'one')).toBe('one\n');
-    expect(shell.newOutput(command.id)).toMatchObject({ text: '', running: true });
+    const running = shell.newOutput(command.id);
+    expect(running).toMatchObject({ text: '', running: true });
+    expect(running).not.toHaveProperty('exitCode');
     files.write('go', '');
     await command.result;
 
-    expect(shell.newOutput(command.id)).toMatchObject({ text: 'two\n', running: false, bytes: 8 });
+    expect(shell.newOutput(command.id)).toMatchObject({ text: 'two\n', running: false, bytes: 8, exitCode: 3, timedOut: false });
     expect(() => shell.newOutput(9_999)).toThrow(UnknownCommandError);
   });
 

@@ -78,6 +78,10 @@ export interface ShellOutput {
   /** Size of the whole output so far. */
   bytes: number;
   running: boolean;
+  /** Set once the command has ended (null when a signal ended it). */
+  exitCode?: number | null;
+  /** Set once the command has ended: whether its deadline killed it. */
+  timedOut?: boolean;
 }
 
 const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
@@ -87,6 +91,8 @@ interface CommandEntry {
   logFile: string;
   shown: number;
   readonly running: boolean;
+  /** How it ended, once it has (unset while running or when the sandbox could not be built). */
+  readonly ended: { exitCode: number | null; timedOut: boolean } | undefined;
   kill: (why: 'timeout' | 'abort' | 'stop') => void;
   result: Promise<ShellResult>;
 }
@@ -150,7 +156,7 @@ export class SandboxedShell {
     const from = size < entry.shown ? 0 : entry.shown;
     const slice = readLogSlice(entry.logFile, from, size, maxBytes);
     entry.shown = size;
-    return { commandId, text: slice.text, skippedBytes: slice.skipped, bytes: size, running: entry.running };
+    return { commandId, text: slice.text, skippedBytes: slice.skipped, bytes: size, running: entry.running, ...entry.ended };
   }
 
   isRunning(commandId: number): boolean {
@@ -219,6 +225,7 @@ export class SandboxedShell {
 
     let ended: 'timeout' | 'abort' | 'stop' | undefined;
     let running = true;
+    let outcome: CommandEntry['ended'];
     let killTimer: NodeJS.Timeout | undefined;
     const kill = (why: 'timeout' | 'abort' | 'stop'): void => {
       const pid = child.pid;
@@ -254,6 +261,7 @@ export class SandboxedShell {
             reject(new SandboxUnavailableError(`bubblewrap could not build the sandbox: ${logTailText(logFile, 2_000).trim()}`));
             return;
           }
+          outcome = { exitCode: code, timedOut: ended === 'timeout' };
           resolve({
             commandId: id,
             exitCode: code,
@@ -274,6 +282,9 @@ export class SandboxedShell {
       shown: 0,
       get running() {
         return running;
+      },
+      get ended() {
+        return outcome;
       },
       kill,
       result,
