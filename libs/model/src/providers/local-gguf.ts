@@ -19,6 +19,7 @@ import { LocalRuntimeError, ModelAbortedError, ModelError, ModelProtocolError, M
 import { oneLine } from '../http/message-text.js';
 import { tryParseJson } from '../json-values.js';
 import type { GrammarSchema } from './local-gguf/grammar-schema.js';
+import { withPlainNumbers } from './local-gguf/number-rules.js';
 import { acquireModel, describeFailure, type LoadedModel } from './local-gguf/runtime.js';
 import { SerialQueue } from './local-gguf/serial-queue.js';
 import { readToolReply, type ToolReply, toolReplySchema, truncatedAnswer } from './local-gguf/tool-reply.js';
@@ -293,8 +294,15 @@ export class LocalGgufClient implements ModelClient {
     const cached = session.grammars.get(key);
     if (cached) return cached;
     // The schema keeps to node-llama-cpp's subset (grammar-schema.ts), but the method's parameter type is
-    // inferred from a literal schema, which one built at run time cannot satisfy.
-    const grammar = await session.loaded.llama.createGrammarForJsonSchema(schema as never);
+    // inferred from a literal schema, which one built at run time cannot satisfy. Its number rules are then
+    // replaced by ones without exponents (number-rules.ts).
+    const { llama } = session.loaded;
+    const generated = await llama.createGrammarForJsonSchema(schema as never);
+    const grammar = await llama.createGrammar({
+      grammar: withPlainNumbers(generated.grammar),
+      stopGenerationTriggers: generated.stopGenerationTriggers,
+      trimWhitespaceSuffix: generated.trimWhitespaceSuffix,
+    });
     session.grammars.set(key, grammar);
     const oldest = session.grammars.keys().next().value;
     if (session.grammars.size > GRAMMAR_CACHE_SIZE && oldest !== undefined) session.grammars.delete(oldest);

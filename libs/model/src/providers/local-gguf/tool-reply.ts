@@ -53,7 +53,15 @@ export function readToolReply(value: unknown, tools: ToolSpec[]): ToolReply | un
   const tool = tools.find((candidate) => candidate.name === value['name']);
   if (!tool) return undefined;
   const args = dropOmittedOptionals(value['arguments'] ?? {}, tool.parameters);
+  // JSON.stringify would write such a number as null: a value the model never wrote (see number-rules.ts).
+  if (hasNonFiniteNumber(args)) return undefined;
   return { kind: 'call', name: tool.name, arguments: JSON.stringify(args) };
+}
+
+function hasNonFiniteNumber(value: unknown): boolean {
+  if (typeof value === 'number') return !Number.isFinite(value);
+  if (Array.isArray(value)) return value.some(hasNonFiniteNumber);
+  return isRecord(value) && Object.values(value).some(hasNonFiniteNumber);
 }
 
 /**
