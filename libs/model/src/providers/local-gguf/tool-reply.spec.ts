@@ -60,6 +60,18 @@ describe('readToolReply', () => {
     });
   });
 
+  it('refuses a call with a number JSON cannot carry, rather than turning it into null', () => {
+    // 1e999 is what node-llama-cpp's own number rule allows: JSON.stringify(Infinity) is "null".
+    const reply = JSON.parse('{"name": "lookup", "arguments": {"query": "gguf", "limit": 1e999}}') as unknown;
+    expect(readToolReply(reply, [lookup])).toBeUndefined();
+    expect(readToolReply({ name: 'lookup', arguments: { query: 'gguf', limit: -Infinity } }, [lookup])).toBeUndefined();
+    expect(readToolReply({ name: 'lookup', arguments: { query: 'gguf', limit: 1e15 } }, [lookup])).toEqual({
+      kind: 'call',
+      name: 'lookup',
+      arguments: '{"query":"gguf","limit":1000000000000000}',
+    });
+  });
+
   it('reads an answer, and nothing else', () => {
     expect(readToolReply({ answer: 'Hello.' }, [lookup])).toEqual({ kind: 'answer', text: 'Hello.' });
     expect(readToolReply({ name: 'unknown', arguments: {} }, [lookup])).toBeUndefined();
