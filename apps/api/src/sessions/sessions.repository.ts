@@ -77,8 +77,7 @@ export class SessionsRepository {
    * waiting_input, or a new queued run. A clientNonce seen before returns the first message and run.
    */
   async acceptMessage(input: AcceptMessageInput): Promise<AcceptedMessage> {
-    const replay = await this.replay(input);
-    if (replay) return replay;
+    // A retry is rare: the insert of its nonce fails (unique per workspace) and the first answer is read back.
     try {
       return await this.prisma.$transaction(async (tx) => {
         const { session } = input;
@@ -120,7 +119,7 @@ export class SessionsRepository {
         return { message: linked, run, replayed: false, queuedBehindActive: ahead > 0 };
       });
     } catch (error) {
-      // Two requests with the same nonce raced: the loser answers with the winner's message and run.
+      // A retry, or two requests with the same nonce racing: answer with the first message and its run.
       if (isUniqueViolation(error)) {
         const again = await this.replay(input);
         if (again) return again;
