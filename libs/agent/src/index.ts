@@ -23,3 +23,4 @@ export { IDENTICAL_REMINDER } from './loop/guards.js';
 export { BackgroundJobs, revivalMessage, type BackgroundJob } from './loop/background.js';
 export { subagentTools, type ChildRuntime } from './tools/subagent-tools.js';
 export { backgroundAfter, DEFAULT_BLOCK_UNTIL_MS } from './tools/background-after.js';
+export { shellArgumentsSchema } from './tools/shell-arguments.js';

@@ -1,5 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { backgroundAfter, defineTool, type ToolContext, type ToolDefinition, type ToolOutcome } from '@lazyboy/agent';
+import {
+  backgroundAfter,
+  defineTool,
+  shellArgumentsSchema,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolOutcome,
+} from '@lazyboy/agent';
 import {
   shellOutputResponseSchema,
   shellRunResponseSchema,
@@ -103,16 +110,7 @@ export function shellTools(screens: ScreenProvider, options: ShellToolOptions): 
       `It is killed after timeout_secs (default ${Math.round(options.commandTimeoutMs / 1000)} s); if it is still running ` +
       `after block_until_ms (default ${options.blockUntilMs} ms) it continues in the background and you are told when it ` +
       'finishes. Returns the exit status and the end of the output.',
-    schema: z.object({
-      command: z.string().min(1),
-      timeout_secs: z
-        .number()
-        .int()
-        .min(1)
-        .max(24 * 3600)
-        .optional(),
-      block_until_ms: z.number().int().min(0).optional(),
-    }),
+    schema: shellArgumentsSchema,
     execute: async ({ command, timeout_secs, block_until_ms }, ctx) => {
       const blockUntilMs = Math.min(block_until_ms ?? options.blockUntilMs, MAX_BLOCK_MS);
       const timeoutMs = timeout_secs === undefined ? options.commandTimeoutMs : timeout_secs * 1000;

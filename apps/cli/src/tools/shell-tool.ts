@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { backgroundAfter, defineTool, type ToolDefinition, type ToolOutcome } from '@lazyboy/agent';
+import { backgroundAfter, defineTool, shellArgumentsSchema, type ToolDefinition, type ToolOutcome } from '@lazyboy/agent';
 import { z } from 'zod';
 
 export interface ShellToolOptions {
@@ -33,16 +33,7 @@ export function shellTools(options: ShellToolOptions): ToolDefinition[] {
       `Run a shell command (bash) in the working directory. It is killed after timeout_secs (default ${options.timeoutMs / 1000} s); ` +
       `if it is still running after block_until_ms (default ${options.blockUntilMs} ms) it continues in the background and you are ` +
       'told when it finishes. Returns the exit status and the end of the output (the full output is in the log file named).',
-    schema: z.object({
-      command: z.string().min(1),
-      timeout_secs: z
-        .number()
-        .int()
-        .min(1)
-        .max(24 * 3600)
-        .optional(),
-      block_until_ms: z.number().int().min(0).optional(),
-    }),
+    schema: shellArgumentsSchema,
     execute: async ({ command, timeout_secs, block_until_ms }, ctx) => {
       const number = ++counter;
       const log = path.join(options.logDir, `command-${String(number).padStart(3, '0')}.log`);
