@@ -1,21 +1,33 @@
 // Benchmark of the run queue of apps/api: a POST /api/sessions/:id/messages stores the message and a queued
 // run in one transaction and rings Redis; an executor claims the run with a fenced lease and drives the
 // agent loop against a scripted model (a no-op update_plan, then report_done). It reports the latency
-// from the POST to the lease (Run.startedAt), the orchestration overhead per model round beyond the time
-// spent inside the model server, and a burst of 500 messages with retried clientNonces, which must give
-// exactly one run and one answer per message (exit 1 otherwise).
-// Run with `npm run bench:queue`; it starts its own Postgres and Redis and the API in-process.
+// from accepting a message to leasing its run (Run.createdAt → Run.startedAt, both read from Postgres), the
+// orchestration overhead per model round beyond the time spent inside the model server, and a burst of
+// 500 messages with retried clientNonces, which must give exactly one run and one answer per message
+// (exit 1 otherwise).
+// As in production, the API runs alone in its own process (apps/api/dist/main.js); this process holds only
+// the HTTP client and the scripted model, which in production are browsers and a remote model.
+// Run with `npm run bench:queue`; it builds the API and starts its own Postgres and Redis.
 // Targets: accept-to-lease median ≤ 20 ms, p99 ≤ 100 ms.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, symlinkSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
 import { performance as nodePerformance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { ensureDatabase, migrateDatabase, repoRoot, startScratchServices, type ScratchServices } from '@lazyboy/localstack';
+import {
+  ManagedProcess,
+  ensureDatabase,
+  findFreePort,
+  migrateDatabase,
+  repoRoot,
+  startScratchServices,
+  tail,
+  type ScratchServices,
+} from '@lazyboy/localstack';
 import { ScriptedModelServer, type ReceivedRequest, type Turn } from '@lazyboy/model';
+import { signUp } from '../apps/api/src/testing/test-users.js';
 import { median, percentile } from './stats.js';
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 50);
@@ -24,21 +36,14 @@ const CONCURRENT_ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const BURST = Number(process.env.BENCH_BURST ?? 500);
 const CONCURRENCY = Math.max(64, AGENTS + 8);
 const FINAL = ['completed', 'failed', 'blocked', 'cancelled', 'waiting_input', 'waiting_takeover'];
-
-// The API's sources are compiled next to this file (bench/dist/queue/apps/api); packages only apps/api
-// holds (its own cookie version) must resolve as they do from apps/api itself.
-const here = path.dirname(fileURLToPath(import.meta.url));
-const compiledApiModules = path.join(here, '../apps/api/node_modules');
-if (!existsSync(compiledApiModules)) symlinkSync(path.join(repoRoot, 'apps/api/node_modules'), compiledApiModules, 'dir');
-const { startTestApp } = await import('../apps/api/src/testing/test-app.js');
-const { loadApiConfig } = await import('../apps/api/src/config/api-config.js');
-const { signUp } = await import('../apps/api/src/testing/test-users.js');
-const { RunsRepository } = await import('../apps/api/src/runs/runs.repository.js');
-const { SessionsRepository } = await import('../apps/api/src/sessions/sessions.repository.js');
+const DATABASE = 'lazyboy_bench';
+/**
+ * Postgres 15 backends publish their transaction counts when idle, at the latest 10 s after the last flush
+ * (PGSTAT_IDLE_INTERVAL): pg_stat_database is read only after that long a pause.
+ */
+const STATS_SETTLE_MS = 11_000;
 
 const eventLoopUtilization = nodePerformance.eventLoopUtilization.bind(nodePerformance);
-/** Wall-clock milliseconds with sub-millisecond resolution: comparable with Postgres timestamps (same host). */
-const epochNow = () => performance.timeOrigin + performance.now();
 
 // --- the scripted model, and the time spent inside it per run ------------------------------------
 
@@ -86,58 +91,60 @@ function timeModelServer(server: ScriptedModelServer): void {
   };
 }
 
-// --- where the time goes inside the API (instance methods wrapped; apps/api is not changed) --------
-
-interface Span {
-  start: number;
-  end: number;
-}
-/** Per run id: its accept transaction, and the claim that leased it (claim statement + reading the run back). */
-const accepts = new Map<string, Span>();
-const claims = new Map<string, Span>();
-let emptyClaims: number[] = [];
-
-function wrap<A extends unknown[], R>(target: object, key: string, record: (span: Span, result: R) => void): void {
-  const methods = target as Record<string, (...args: A) => Promise<R>>;
-  const original = methods[key]!.bind(target);
-  methods[key] = async (...args: A) => {
-    const start = epochNow();
-    const result = await original(...args);
-    record({ start, end: epochNow() }, result);
-    return result;
-  };
-}
-
-/** Statements the API sent to Postgres (the bench's own pool is not counted). */
-let apiQueries = 0;
-const benchClients = new WeakSet<object>();
-function countQueries(): void {
-  const client = pg.Client.prototype as unknown as { query(this: object, ...args: unknown[]): unknown };
-  const query = client.query;
-  client.query = function (this: object, ...args: unknown[]) {
-    if (!benchClients.has(this)) apiQueries += 1;
-    return query.apply(this, args);
-  };
-}
-
-function instrument(app: { get<T>(type: abstract new (...args: never[]) => T): T }): void {
-  wrap<unknown[], { run: { id: string }; replayed: boolean }>(app.get(SessionsRepository), 'acceptMessage', (span, accepted) => {
-    if (!accepted.replayed) accepts.set(accepted.run.id, span);
-  });
-  wrap<unknown[], string[]>(app.get(RunsRepository), 'claimNext', (span, ids) => {
-    for (const id of ids) claims.set(id, span);
-    if (ids.length === 0) emptyClaims.push(span.end - span.start);
-  });
-}
-
-// --- services ------------------------------------------------------------------------------------
+// --- services and the API process ----------------------------------------------------------------
 
 async function startServices(): Promise<{ services: ScratchServices; databaseUrl: string }> {
   const services = await startScratchServices('lazyboy-bench-queue-');
-  await ensureDatabase(services.postgres.url('postgres'), 'lazyboy_bench');
-  const databaseUrl = services.postgres.url('lazyboy_bench');
-  await migrateDatabase(databaseUrl);
-  return { services, databaseUrl };
+  try {
+    await ensureDatabase(services.postgres.url('postgres'), DATABASE);
+    const databaseUrl = services.postgres.url(DATABASE);
+    await migrateDatabase(databaseUrl);
+    return { services, databaseUrl };
+  } catch (error) {
+    await services.stop();
+    throw error;
+  }
+}
+
+/** Starts apps/api/dist/main.js as `lazyboy up` does and resolves once /readyz answers 200. */
+async function startApi(env: NodeJS.ProcessEnv, logFile: string): Promise<{ api: ManagedProcess; url: string }> {
+  const port = await findFreePort();
+  const baseEnv: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production' };
+  delete baseEnv.LAZYBOY_APP_TOKEN;
+  const api = new ManagedProcess({
+    name: 'api',
+    command: process.execPath,
+    args: [path.join(repoRoot, 'apps/api/dist/main.js')],
+    cwd: repoRoot,
+    env: { ...baseEnv, ...env, LAZYBOY_API_HOST: '127.0.0.1', LAZYBOY_API_PORT: String(port) },
+    logFile,
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (!api.running) throw new Error(`the API exited during start-up:\n${tail(logFile)}`);
+    const status = await fetch(new URL('/readyz', url), { signal: AbortSignal.timeout(2_000) }).then(
+      (res) => res.status,
+      () => 0,
+    );
+    if (status === 200) return { api, url };
+    if (Date.now() > deadline) {
+      await api.stop();
+      throw new Error(`the API's /readyz did not answer 200 within 60 s:\n${tail(logFile)}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** CPU milliseconds (user + system) a process has used, from /proc (Linux; NaN elsewhere). */
+function cpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime and stime are fields 14 and 15 of the line, in clock ticks (100 per second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
 }
 
 // --- HTTP --------------------------------------------------------------------------------------
@@ -162,9 +169,8 @@ interface Posted {
   runId: string;
   messageId: string;
   replayed: boolean;
-  /** Wall clock when the request started / its response arrived. */
-  sentAt: number;
-  answeredAt: number;
+  /** Milliseconds from sending the request to its response (the client's clock). */
+  postMs: number;
 }
 
 let taskNo = 0;
@@ -174,6 +180,13 @@ function task(): { text: string; tag: string } {
 }
 
 // --- reading the queue from Postgres -------------------------------------------------------------
+
+/** Transactions this bench itself ran (one per statement), subtracted from pg_stat_database's count. */
+let benchTransactions = 0;
+function query<R extends pg.QueryResultRow>(pool: pg.Pool, text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+  benchTransactions += 1;
+  return pool.query<R>(text, values);
+}
 
 interface RunRow {
   id: string;
@@ -186,7 +199,8 @@ interface RunRow {
 }
 
 async function runRows(pool: pg.Pool, ids: readonly string[]): Promise<RunRow[]> {
-  const { rows } = await pool.query<RunRow>(
+  const { rows } = await query<RunRow>(
+    pool,
     `SELECT r.id, r.status, r.kind,
             extract(epoch FROM r."createdAt") * 1000 AS created,
             extract(epoch FROM r."startedAt") * 1000 AS started,
@@ -214,6 +228,17 @@ async function waitFinished(pool: pg.Pool, ids: readonly string[], timeoutMs: nu
   }
 }
 
+/** Transactions committed or rolled back in the bench database so far, once every backend has published them. */
+async function transactions(pool: pg.Pool): Promise<number> {
+  await new Promise((r) => setTimeout(r, STATS_SETTLE_MS));
+  const { rows } = await query<{ n: string }>(
+    pool,
+    'SELECT sum(xact_commit + xact_rollback) AS n FROM pg_stat_database WHERE datname = $1',
+    [DATABASE],
+  );
+  return Number(rows[0]!.n) - benchTransactions;
+}
+
 // --- the figures ---------------------------------------------------------------------------------
 
 const failures: string[] = [];
@@ -222,17 +247,10 @@ function check(ok: boolean, what: string): void {
 }
 
 interface Sample {
+  /** Run.createdAt → Run.startedAt, both on the database host's clock. */
   leaseMs: number;
-  /** Request start → Run.createdAt (routing, auth, the accept transaction up to its insert). */
-  toCreatedMs: number;
-  /** Run.createdAt → Run.startedAt (commit, wake-up, claim). */
-  createdToLeaseMs: number;
   postMs: number;
   overheadPerRoundMs: number | null;
-  acceptTxMs: number;
-  /** Accept transaction done → the claim that leased the run starts: wake-up, and the wait behind the one-at-a-time pump. */
-  acceptToClaimMs: number;
-  claimMs: number;
 }
 
 function samplesOf(posted: readonly Posted[], rows: readonly RunRow[]): Sample[] {
@@ -242,108 +260,120 @@ function samplesOf(posted: readonly Posted[], rows: readonly RunRow[]): Sample[]
     check(row.status === 'completed', `run ${row.id} ended ${row.status}`);
     check(row.kind === 'general', `run ${row.id} is a ${row.kind} run, not general`);
     const model = row.tag ? modelTime.get(row.tag) : undefined;
-    const accepted = accepts.get(row.id);
-    const claim = claims.get(row.id);
     const wall = row.started !== null && row.finished !== null ? row.finished - row.started : null;
     return {
-      leaseMs: (row.started ?? NaN) - p.sentAt,
-      toCreatedMs: row.created - p.sentAt,
-      createdToLeaseMs: (row.started ?? NaN) - row.created,
-      postMs: p.answeredAt - p.sentAt,
+      leaseMs: (row.started ?? NaN) - row.created,
+      postMs: p.postMs,
       overheadPerRoundMs: wall !== null && model && model.rounds > 0 ? (wall - model.ms) / model.rounds : null,
-      acceptTxMs: accepted ? accepted.end - accepted.start : NaN,
-      acceptToClaimMs: accepted && claim ? claim.start - accepted.end : NaN,
-      claimMs: claim ? claim.end - claim.start : NaN,
     };
   });
 }
 
 const ms = (v: number) => `${v.toFixed(1)} ms`;
-const medP99 = (values: number[]) => `${ms(median(values))} / ${ms(percentile(values, 99))}`;
-function report(label: string, samples: readonly Sample[], busy: number, queries: number): void {
+interface Load {
+  /** Bench process event-loop utilization (client + model server), 0..1. */
+  benchBusy: number;
+  /** API process CPU time / wall time, 1 = one core. */
+  apiCpu: number;
+  apiCpuMs: number;
+  /** The same over the idle pause before the phase (no runs). */
+  apiIdle: number;
+  transactions: number;
+}
+function report(label: string, samples: readonly Sample[], load: Load): void {
   const lease = samples.map((s) => s.leaseMs);
+  const post = samples.map((s) => s.postMs);
   const overhead = samples.flatMap((s) => (s.overheadPerRoundMs === null ? [] : [s.overheadPerRoundMs]));
   console.log(
     `accept-to-lease, ${label}: median ${ms(median(lease))}, p99 ${ms(percentile(lease, 99))} (target median ≤ 20 ms, p99 ≤ 100 ms)`,
   );
-  console.log(
-    `  of which request start → run inserted ${ms(median(samples.map((s) => s.toCreatedMs)))}, ` +
-      `inserted → leased ${ms(median(samples.map((s) => s.createdToLeaseMs)))} (p99 ${ms(
-        percentile(
-          samples.map((s) => s.createdToLeaseMs),
-          99,
-        ),
-      )}); ` +
-      `POST answered after ${ms(median(samples.map((s) => s.postMs)))} (medians)`,
-  );
+  console.log(`  POST answered after median ${ms(median(post))}, p99 ${ms(percentile(post, 99))} (client side, loopback HTTP)`);
   console.log(
     `orchestration overhead per model round, ${label}: median ${ms(median(overhead))}, p99 ${ms(percentile(overhead, 99))} ` +
-      `(run wall time − time inside the model server, / rounds)`,
+      `(run wall time startedAt → finishedAt − time inside the model server, / rounds)`,
   );
   console.log(
-    `  profile (median / p99): accept transaction ${medP99(samples.map((s) => s.acceptTxMs))}, ` +
-      `accepted → claim starts ${medP99(samples.map((s) => s.acceptToClaimMs))}, claim statement ${medP99(samples.map((s) => s.claimMs))}, ` +
-      `empty claims ${emptyClaims.length} (${ms(median(emptyClaims))} median); ` +
-      `${(queries / samples.length).toFixed(1)} Postgres statements per run; event loop busy ${(busy * 100).toFixed(0)}% (one process: API, executors, model, client)`,
+    `  ${(load.transactions / samples.length).toFixed(1)} Postgres transactions per run (pg_stat_database, the API's background loops included); ` +
+      `API process CPU ${(load.apiCpu * 100).toFixed(0)}% of a core (idle before: ${(load.apiIdle * 100).toFixed(0)}%), ` +
+      `${ms(load.apiCpuMs / samples.length)} of API CPU per run; bench process (client + model) event loop busy ${(load.benchBusy * 100).toFixed(0)}%`,
   );
-  emptyClaims = [];
+}
+
+/** Measures `phase`'s load on both processes and the database. */
+async function measured<T>(pool: pg.Pool, api: ManagedProcess, phase: () => Promise<T>): Promise<{ result: T; load: Load }> {
+  const idleCpu = cpuMs(api.pid);
+  const idleWall = performance.now();
+  const txBefore = await transactions(pool);
+  const apiIdle = (cpuMs(api.pid) - idleCpu) / (performance.now() - idleWall);
+  const elu = eventLoopUtilization();
+  const cpuBefore = cpuMs(api.pid);
+  const wallBefore = performance.now();
+  const result = await phase();
+  const apiCpuMs = cpuMs(api.pid) - cpuBefore;
+  const apiCpu = apiCpuMs / (performance.now() - wallBefore);
+  const benchBusy = eventLoopUtilization(elu).utilization;
+  return { result, load: { benchBusy, apiCpu, apiCpuMs, apiIdle, transactions: (await transactions(pool)) - txBefore } };
 }
 
 const stop: (() => Promise<void>)[] = [];
+let apiLog: string | null = null;
 try {
   const { services, databaseUrl } = await startServices();
-  const { redis } = services;
   stop.push(() => services.stop());
   const model = await ScriptedModelServer.start(script);
   timeModelServer(model);
   stop.unshift(() => model.close());
-  // The executor resolves its model from the environment.
-  Object.assign(process.env, {
-    LAZYBOY_MODEL_PROVIDER: 'openai-chat',
-    LAZYBOY_MODEL_BASE_URL: model.url,
-    LAZYBOY_MODEL: model.model,
-    OPENAI_API_KEY: 'x',
-  });
-  const config = loadApiConfig({
-    ...process.env,
-    DATABASE_URL: databaseUrl,
-    REDIS_URL: redis.url,
-    LAZYBOY_VAULT_KEY: randomBytes(24).toString('hex'),
-    LAZYBOY_LOG_LEVEL: 'error',
-    LAZYBOY_RUN_CONCURRENCY: String(CONCURRENCY),
-  });
-  const app = await startTestApp(config);
-  stop.unshift(() => app.close());
-  instrument(app.app);
+  const homes = path.join(services.root, 'homes');
+  mkdirSync(homes);
+  apiLog = path.join(services.root, 'api.log');
+  const { api, url } = await startApi(
+    {
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: services.redis.url,
+      LAZYBOY_VAULT_KEY: randomBytes(24).toString('hex'),
+      LAZYBOY_LOG_LEVEL: 'error',
+      LAZYBOY_RUN_CONCURRENCY: String(CONCURRENCY),
+      LAZYBOY_HOMES_DIR: homes,
+      // The executors resolve their model from the environment.
+      LAZYBOY_MODEL_PROVIDER: 'openai-chat',
+      LAZYBOY_MODEL_BASE_URL: model.url,
+      LAZYBOY_MODEL: model.model,
+      OPENAI_API_KEY: 'x',
+    },
+    apiLog,
+  );
+  stop.unshift(() => api.stop());
+  // The API runs in its own process group: a Ctrl-C here does not reach it.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => void api.stop().finally(() => process.exit(130)));
+  }
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
-  pool.on('connect', (client) => benchClients.add(client));
-  countQueries();
   stop.unshift(() => pool.end());
 
-  const user = await signUp(app.url);
+  const user = await signUp(url);
   const sessions: string[] = [];
   for (let i = 0; i < AGENTS; i++) {
-    const bot = await call<{ id: string }>(app.url, user.cookie, 'POST', `/api/workspaces/${user.workspaceId}/bots`, {
+    const bot = await call<{ id: string }>(url, user.cookie, 'POST', `/api/workspaces/${user.workspaceId}/bots`, {
       name: `Bench agent ${i}`,
     });
     if (bot.status !== 201) throw new Error(`creating an agent answered ${bot.status}: ${JSON.stringify(bot.body)}`);
-    const session = await call<{ id: string }>(app.url, user.cookie, 'POST', `/api/bots/${bot.body.id}/sessions`, {});
+    const session = await call<{ id: string }>(url, user.cookie, 'POST', `/api/bots/${bot.body.id}/sessions`, {});
     if (session.status !== 201) throw new Error(`creating a chat answered ${session.status}: ${JSON.stringify(session.body)}`);
     sessions.push(session.body.id);
   }
 
   const post = async (sessionId: string, text: string, clientNonce: string): Promise<Posted> => {
-    const sentAt = epochNow();
+    const sentAt = performance.now();
     const res = await call<{ message: { id: string }; run: { id: string }; replayed: boolean }>(
-      app.url,
+      url,
       user.cookie,
       'POST',
       `/api/sessions/${sessionId}/messages`,
       { text, clientNonce },
     );
-    const answeredAt = epochNow();
+    const postMs = performance.now() - sentAt;
     if (res.status !== 202) throw new Error(`POST message answered ${res.status}: ${JSON.stringify(res.body)}`);
-    return { runId: res.body.run.id, messageId: res.body.message.id, replayed: res.body.replayed, sentAt, answeredAt };
+    return { runId: res.body.run.id, messageId: res.body.message.id, replayed: res.body.replayed, postMs };
   };
   const postTask = (sessionId: string) => post(sessionId, task().text, `nonce-${randomUUID()}`);
 
@@ -351,46 +381,44 @@ try {
   for (let i = 0; i < 5; i++) await waitFinished(pool, [(await postTask(sessions[0]!)).runId], 30_000);
   await waitFinished(pool, await Promise.all(sessions.map(async (s) => (await postTask(s)).runId)), 60_000);
 
+  console.log(
+    'accept-to-lease is Run.createdAt → Run.startedAt as stored (millisecond precision). createdAt is stamped inside the accept ' +
+      "transaction, before its commit, and claimNext's startedAt is Postgres now(), the claim transaction's start: " +
+      'the figure includes the accept commit and slightly overstates the time from commit to lease.',
+  );
+
   // 1. and 2., one agent: each message after the previous run completed.
-  const sequential: Sample[] = [];
-  emptyClaims = [];
-  apiQueries = 0;
-  let elu = eventLoopUtilization();
-  for (let i = 0; i < SEQUENTIAL; i++) {
-    const posted = await postTask(sessions[1 % AGENTS]!);
-    sequential.push(...samplesOf([posted], await waitFinished(pool, [posted.runId], 30_000)));
-  }
-  report(`1 agent (${SEQUENTIAL} sequential messages)`, sequential, eventLoopUtilization(elu).utilization, apiQueries);
+  const one = await measured(pool, api, async () => {
+    const samples: Sample[] = [];
+    for (let i = 0; i < SEQUENTIAL; i++) {
+      const posted = await postTask(sessions[1 % AGENTS]!);
+      samples.push(...samplesOf([posted], await waitFinished(pool, [posted.runId], 30_000)));
+    }
+    return samples;
+  });
+  report(`1 agent (${SEQUENTIAL} sequential messages)`, one.result, one.load);
 
   // 1. and 2., every agent at once: one message each, several rounds.
-  const concurrent: Sample[] = [];
-  elu = eventLoopUtilization();
-  apiQueries = 0;
-  for (let round = 0; round < CONCURRENT_ROUNDS; round++) {
-    const posted = await Promise.all(sessions.map((s) => postTask(s)));
-    concurrent.push(
-      ...samplesOf(
-        posted,
-        await waitFinished(
-          pool,
-          posted.map((p) => p.runId),
-          60_000,
-        ),
-      ),
-    );
-  }
-  report(
-    `${AGENTS} concurrent agents (${CONCURRENT_ROUNDS} rounds, ${concurrent.length} runs)`,
-    concurrent,
-    eventLoopUtilization(elu).utilization,
-    apiQueries,
-  );
+  const all = await measured(pool, api, async () => {
+    const samples: Sample[] = [];
+    for (let round = 0; round < CONCURRENT_ROUNDS; round++) {
+      const posted = await Promise.all(sessions.map((s) => postTask(s)));
+      const rows = await waitFinished(
+        pool,
+        posted.map((p) => p.runId),
+        60_000,
+      );
+      samples.push(...samplesOf(posted, rows));
+    }
+    return samples;
+  });
+  report(`${AGENTS} concurrent agents (${CONCURRENT_ROUNDS} rounds, ${all.result.length} runs)`, all.result, all.load);
 
   // 3. A burst with retried clientNonces: one run and one answer per message, none lost or doubled.
   const perAgent = Math.ceil(BURST / AGENTS);
   const answers = new Map<string, Posted[]>();
   let posts = 0;
-  const burstStart = epochNow();
+  const burstStart = Date.now();
   await Promise.all(
     sessions.map(async (sessionId, agent) => {
       for (let i = 0; i < perAgent && agent * perAgent + i < BURST; i++) {
@@ -414,6 +442,7 @@ try {
   const nonces = [...answers.keys()];
   const runIds = [...new Set([...answers.values()].flatMap((g) => g.map((p) => p.runId)))];
   const finished = await waitFinished(pool, runIds, 300_000);
+  // Both ends on the same host's clock: Date.now() here, finishedAt from the API.
   const burstMs = Math.max(...finished.map((r) => r.finished ?? 0)) - burstStart;
 
   for (const [nonce, got] of answers) {
@@ -424,7 +453,7 @@ try {
       `nonce ${nonce}: ${got.filter((p) => !p.replayed).length} POSTs were not replays`,
     );
   }
-  const counts = await pool.query<{
+  const counts = await query<{
     nonce: string;
     messages: string;
     runs: string;
@@ -432,6 +461,7 @@ try {
     status: string | null;
     answers: string;
   }>(
+    pool,
     `SELECT m."clientNonce" AS nonce,
             count(DISTINCT m.id) AS messages,
             count(DISTINCT r.id) AS runs,
@@ -468,15 +498,17 @@ try {
   console.log(
     `burst: first POST to last run finished ${(burstMs / 1000).toFixed(2)} s, ${(nonces.length / (burstMs / 1000)).toFixed(1)} runs/s`,
   );
+  if (!api.running) check(false, `the API process exited during the bench:\n${tail(apiLog)}`);
   if (failures.length > 0) {
     console.error(`FAILED sanity checks (${failures.length}):\n  ${failures.slice(0, 20).join('\n  ')}`);
     process.exitCode = 1;
   }
 } catch (error) {
   console.error(error);
+  if (apiLog) console.error(`API log (tail):\n${tail(apiLog)}`);
   process.exitCode = 1;
 } finally {
   for (const step of stop) await step().catch((error: unknown) => console.error(`cleanup: ${(error as Error).message}`));
 }
-// Nest, ioredis and the pg pool may keep timers a moment longer; the figures are printed.
+// The pg pool may keep timers a moment longer; the figures are printed.
 process.exit(process.exitCode ?? 0);
