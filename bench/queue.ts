@@ -114,7 +114,11 @@ async function startApi(env: NodeJS.ProcessEnv, logFile: string): Promise<{ api:
   const api = new ManagedProcess({
     name: 'api',
     command: process.execPath,
-    args: [path.join(repoRoot, 'apps/api/dist/main.js')],
+    // BENCH_API_PROFILE=<dir>: a CPU profile of the API process (open it in Chrome's DevTools).
+    args: [
+      ...(process.env.BENCH_API_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_API_PROFILE}`] : []),
+      path.join(repoRoot, 'apps/api/dist/main.js'),
+    ],
     cwd: repoRoot,
     env: { ...baseEnv, ...env, LAZYBOY_API_HOST: '127.0.0.1', LAZYBOY_API_PORT: String(port) },
     logFile,

@@ -48,6 +48,11 @@ describe('an agent at work, over HTTP and socket.io', () => {
       const button = /\[(\d+)\] button "Press me"/.exec(tool);
       if (tool.includes('Pressed!'))
         return { toolCalls: [call('report_done', { summary: 'I pressed the button: the page says Pressed!' })] };
+      // The page updates once its request returns: having clicked, look again rather than click twice.
+      const clicked = request.messages.some(
+        (m) => m.role === 'assistant' && (m.toolCalls ?? []).some((c) => c.arguments.includes('"click"')),
+      );
+      if (clicked) return { toolCalls: [call('browser', { action: 'observe' })] };
       if (button) return { toolCalls: [call('browser', { action: 'click', element: Number(button[1]) })] };
       return { toolCalls: [call('report_blocked', { reason: `unexpected page: ${tool.slice(0, 200)}` })] };
     }

@@ -64,7 +64,6 @@ export class RunExecution {
   private pendingEvents: { seq: number; type: string; payload: unknown }[] = [];
   private acquired: AcquiredScreen | null = null;
   private lastStep: string | null = null;
-  private lastStepAt = 0;
 
   readonly lease: RunLease;
   /** What subscribers last saw of the run. */
@@ -100,6 +99,7 @@ export class RunExecution {
         busyStep: 'thinking',
         leaseExpiresAt: new Date(Date.now() + this.deps.leaseMs),
       });
+      this.lastStep = 'thinking';
       await this.publish({ status: 'running', busyStep: 'thinking' });
       model = await this.deps.model(this.run);
       const result = await this.loop(model);
@@ -191,9 +191,8 @@ export class RunExecution {
   }
 
   private setStep(step: string): void {
-    if (step === this.lastStep && Date.now() - this.lastStepAt < 1_000) return;
+    if (step === this.lastStep) return;
     this.lastStep = step;
-    this.lastStepAt = Date.now();
     this.enqueue(async () => {
       await this.deps.runs.update(this.lease, { busyStep: step });
       await this.publish({ busyStep: step });
@@ -218,14 +217,23 @@ export class RunExecution {
     if (this.stopReason === 'lease_lost') throw new StaleLeaseError(this.run.id);
   }
 
+  /**
+   * Saved before and after every tool call. The busy step travels with it (the call about to run, or
+   * thinking once it returned), so the step costs no write of its own.
+   */
   private async saveCheckpoint(checkpoint: Checkpoint): Promise<void> {
     await this.flush();
+    const { inflight } = checkpoint;
+    const step = inflight ? describeStep(inflight.name, safeJson(inflight.arguments)) : 'thinking';
+    const changed = step !== this.lastStep;
+    this.lastStep = step;
     try {
-      await this.deps.runs.saveState(this.lease, { agent: checkpoint }, checkpoint.roundsUsed, this.deps.leaseMs);
+      await this.deps.runs.saveState(this.lease, { agent: checkpoint }, this.deps.leaseMs, changed ? step : undefined);
     } catch (error) {
       if (error instanceof StaleLeaseError) this.stop('lease_lost');
       throw error;
     }
+    if (changed) await this.publish({ busyStep: step, roundsUsed: checkpoint.roundsUsed });
   }
 
   private async renew(): Promise<void> {

@@ -94,11 +94,13 @@ export class RunsRepository {
     });
   }
 
-  async saveState(lease: RunLease, state: StoredRunState, roundsUsed: number, leaseMs: number): Promise<void> {
+  /** Saves the agent's checkpoint (and renews the lease; `busyStep` when it changed). */
+  async saveState(lease: RunLease, state: StoredRunState, leaseMs: number, busyStep?: string): Promise<void> {
     await this.update(lease, {
       checkpoint: json(state),
-      roundsUsed,
+      roundsUsed: state.agent.roundsUsed,
       leaseExpiresAt: new Date(Date.now() + leaseMs),
+      ...(busyStep === undefined ? {} : { busyStep }),
     });
   }
 
