@@ -94,11 +94,7 @@ export class RunExecution {
     let model: ModelClient | null = null;
     try {
       this.seq = await this.deps.runs.lastEventSeq(this.run.id);
-      await this.deps.runs.update(this.lease, {
-        status: 'running',
-        busyStep: 'thinking',
-        leaseExpiresAt: new Date(Date.now() + this.deps.leaseMs),
-      });
+      await this.deps.runs.setRunning(this.lease, 'thinking', this.deps.leaseMs);
       this.lastStep = 'thinking';
       await this.publish({ status: 'running', busyStep: 'thinking' });
       model = await this.deps.model(this.run);
@@ -194,7 +190,7 @@ export class RunExecution {
     if (step === this.lastStep) return;
     this.lastStep = step;
     this.enqueue(async () => {
-      await this.deps.runs.update(this.lease, { busyStep: step });
+      await this.deps.runs.setRunning(this.lease, step, this.deps.leaseMs);
       await this.publish({ busyStep: step });
     });
   }
