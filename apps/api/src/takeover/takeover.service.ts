@@ -28,9 +28,13 @@ export class TakeoverService {
 
   async release(principal: Principal, botId: string, ip: string | null): Promise<TakeoverResponse> {
     const bot = await this.computers.visibleBot(principal, botId);
-    // The release resumes a run parked in waiting_takeover (RunsService listens to every hand-back).
+    // The release resumes a run parked in waiting_takeover (RunsService listens to every hand-back): the
+    // answer shows that run as it is now (queued again, or already taken by an executor).
+    const parked = await this.runsRepository.activeRunOfBot(bot.id, ['waiting_takeover']);
     const change = await this.control.releaseControl(bot.id, principal.userId, { ip });
-    const run = await this.runsRepository.activeRunOfBot(bot.id);
+    const run = parked
+      ? await this.runsRepository.findVisible(principal, parked.id)
+      : await this.runsRepository.activeRunOfBot(bot.id);
     const screen = change?.screen ?? (await this.computers.botComputerView(bot)).screen;
     return { screen, run: run ? toRunView(run) : null };
   }
