@@ -31,6 +31,7 @@ import { signUp } from '../apps/api/src/testing/test-users.js';
 import { median, percentile } from './stats.js';
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 50);
+const SPLIT = process.env.BENCH_SPLIT === '1';
 const SEQUENTIAL = Number(process.env.BENCH_MESSAGES ?? 100);
 const CONCURRENT_ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const BURST = Number(process.env.BENCH_BURST ?? 500);
@@ -303,23 +304,29 @@ function report(label: string, samples: readonly Sample[], load: Load): void {
   );
 }
 
+/** CPU milliseconds of every API process of the bench. */
+function apiCpuTotal(): number {
+  return apis.reduce((sum, api) => sum + cpuMs(api.pid), 0);
+}
+
 /** Measures `phase`'s load on both processes and the database. */
-async function measured<T>(pool: pg.Pool, api: ManagedProcess, phase: () => Promise<T>): Promise<{ result: T; load: Load }> {
-  const idleCpu = cpuMs(api.pid);
+async function measured<T>(pool: pg.Pool, phase: () => Promise<T>): Promise<{ result: T; load: Load }> {
+  const idleCpu = apiCpuTotal();
   const idleWall = performance.now();
   const txBefore = await transactions(pool);
-  const apiIdle = (cpuMs(api.pid) - idleCpu) / (performance.now() - idleWall);
+  const apiIdle = (apiCpuTotal() - idleCpu) / (performance.now() - idleWall);
   const elu = eventLoopUtilization();
-  const cpuBefore = cpuMs(api.pid);
+  const cpuBefore = apiCpuTotal();
   const wallBefore = performance.now();
   const result = await phase();
-  const apiCpuMs = cpuMs(api.pid) - cpuBefore;
+  const apiCpuMs = apiCpuTotal() - cpuBefore;
   const apiCpu = apiCpuMs / (performance.now() - wallBefore);
   const benchBusy = eventLoopUtilization(elu).utilization;
   return { result, load: { benchBusy, apiCpu, apiCpuMs, apiIdle, transactions: (await transactions(pool)) - txBefore } };
 }
 
 const stop: (() => Promise<void>)[] = [];
+const apis: ManagedProcess[] = [];
 let apiLog: string | null = null;
 try {
   const { services, databaseUrl } = await startServices();
@@ -329,27 +336,29 @@ try {
   stop.unshift(() => model.close());
   const homes = path.join(services.root, 'homes');
   mkdirSync(homes);
+  const apiEnv = {
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: services.redis.url,
+    LAZYBOY_VAULT_KEY: randomBytes(24).toString('hex'),
+    LAZYBOY_LOG_LEVEL: 'error',
+    LAZYBOY_RUN_CONCURRENCY: String(CONCURRENCY),
+    LAZYBOY_HOMES_DIR: homes,
+    // The executors resolve their model from the environment.
+    LAZYBOY_MODEL_PROVIDER: 'openai-chat',
+    LAZYBOY_MODEL_BASE_URL: model.url,
+    LAZYBOY_MODEL: model.model,
+    OPENAI_API_KEY: 'x',
+  };
+  // BENCH_SPLIT=1: two replicas, as a deployment may run them: one serves HTTP (LAZYBOY_RUNNER=false), the
+  // other only executes runs. Default: one API process doing both.
   apiLog = path.join(services.root, 'api.log');
-  const { api, url } = await startApi(
-    {
-      DATABASE_URL: databaseUrl,
-      REDIS_URL: services.redis.url,
-      LAZYBOY_VAULT_KEY: randomBytes(24).toString('hex'),
-      LAZYBOY_LOG_LEVEL: 'error',
-      LAZYBOY_RUN_CONCURRENCY: String(CONCURRENCY),
-      LAZYBOY_HOMES_DIR: homes,
-      // The executors resolve their model from the environment.
-      LAZYBOY_MODEL_PROVIDER: 'openai-chat',
-      LAZYBOY_MODEL_BASE_URL: model.url,
-      LAZYBOY_MODEL: model.model,
-      OPENAI_API_KEY: 'x',
-    },
-    apiLog,
-  );
-  stop.unshift(() => api.stop());
+  const { api, url } = await startApi({ ...apiEnv, ...(SPLIT ? { LAZYBOY_RUNNER: 'false' } : {}) }, apiLog);
+  apis.push(api);
+  if (SPLIT) apis.push((await startApi(apiEnv, path.join(services.root, 'runner.log'))).api);
+  stop.unshift(() => Promise.all(apis.map((a) => a.stop())).then(() => undefined));
   // The API runs in its own process group: a Ctrl-C here does not reach it.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => void api.stop().finally(() => process.exit(130)));
+    process.once(signal, () => void Promise.all(apis.map((a) => a.stop())).finally(() => process.exit(130)));
   }
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
   stop.unshift(() => pool.end());
@@ -392,7 +401,7 @@ try {
   );
 
   // 1. and 2., one agent: each message after the previous run completed.
-  const one = await measured(pool, api, async () => {
+  const one = await measured(pool, async () => {
     const samples: Sample[] = [];
     for (let i = 0; i < SEQUENTIAL; i++) {
       const posted = await postTask(sessions[1 % AGENTS]!);
@@ -403,7 +412,7 @@ try {
   report(`1 agent (${SEQUENTIAL} sequential messages)`, one.result, one.load);
 
   // 1. and 2., every agent at once: one message each, several rounds.
-  const all = await measured(pool, api, async () => {
+  const all = await measured(pool, async () => {
     const samples: Sample[] = [];
     for (let round = 0; round < CONCURRENT_ROUNDS; round++) {
       const posted = await Promise.all(sessions.map((s) => postTask(s)));
@@ -502,7 +511,7 @@ try {
   console.log(
     `burst: first POST to last run finished ${(burstMs / 1000).toFixed(2)} s, ${(nonces.length / (burstMs / 1000)).toFixed(1)} runs/s`,
   );
-  if (!api.running) check(false, `the API process exited during the bench:\n${tail(apiLog)}`);
+  for (const api of apis) if (!api.running) check(false, `an API process exited during the bench:\n${tail(apiLog)}`);
   if (failures.length > 0) {
     console.error(`FAILED sanity checks (${failures.length}):\n  ${failures.slice(0, 20).join('\n  ')}`);
     process.exitCode = 1;
