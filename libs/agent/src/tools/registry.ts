@@ -41,7 +41,13 @@ export class ToolRegistry {
   }
 }
 
+/** JSON schemas by zod schema: converting is costly and every model round sends every tool's schema. */
+const parametersBySchema = new WeakMap<z.ZodType, Record<string, unknown>>();
+
 function toParameters(schema: z.ZodType): Record<string, unknown> {
+  const cached = parametersBySchema.get(schema);
+  if (cached) return cached;
   const { $schema: _ignored, ...parameters } = z.toJSONSchema(schema) as Record<string, unknown>;
+  parametersBySchema.set(schema, parameters);
   return parameters;
 }
