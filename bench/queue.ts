@@ -52,6 +52,8 @@ const TAG = /\[(q[0-9a-z-]+)\]/;
 /** Per run tag: model requests and milliseconds spent inside the model server answering them. */
 const modelTime = new Map<string, { rounds: number; ms: number }>();
 const inModel = new AsyncLocalStorage<{ tag: string | null }>();
+/** Per run tag: when its first model request arrived (Date.now(), the host clock Postgres also stamps with). */
+const firstModelRequestAt = new Map<string, number>();
 
 function tagOf(request: ReceivedRequest): string | null {
   const user = request.messages.findLast((m) => m.role === 'user');
@@ -79,6 +81,7 @@ function timeModelServer(server: ScriptedModelServer): void {
   inner.handle = (req, res) => {
     const probe = { tag: null as string | null };
     const start = performance.now();
+    const arrivedAt = Date.now();
     return inModel.run(probe, async () => {
       try {
         await handle(req, res);
@@ -87,6 +90,7 @@ function timeModelServer(server: ScriptedModelServer): void {
         entry.rounds += 1;
         entry.ms += performance.now() - start;
         modelTime.set(probe.tag ?? '', entry);
+        if (probe.tag && !firstModelRequestAt.has(probe.tag)) firstModelRequestAt.set(probe.tag, arrivedAt);
       }
     });
   };
@@ -254,6 +258,8 @@ function check(ok: boolean, what: string): void {
 interface Sample {
   /** Run.createdAt → Run.startedAt, both on the database host's clock. */
   leaseMs: number;
+  /** Run.createdAt → the run's first request to the model: what the lease leads to, the agent at work. */
+  firstModelMs: number;
   postMs: number;
   overheadPerRoundMs: number | null;
 }
@@ -268,6 +274,7 @@ function samplesOf(posted: readonly Posted[], rows: readonly RunRow[]): Sample[]
     const wall = row.started !== null && row.finished !== null ? row.finished - row.started : null;
     return {
       leaseMs: (row.started ?? NaN) - row.created,
+      firstModelMs: (row.tag ? (firstModelRequestAt.get(row.tag) ?? NaN) : NaN) - row.created,
       postMs: p.postMs,
       overheadPerRoundMs: wall !== null && model && model.rounds > 0 ? (wall - model.ms) / model.rounds : null,
     };
@@ -291,6 +298,11 @@ function report(label: string, samples: readonly Sample[], load: Load): void {
   const overhead = samples.flatMap((s) => (s.overheadPerRoundMs === null ? [] : [s.overheadPerRoundMs]));
   console.log(
     `accept-to-lease, ${label}: median ${ms(median(lease))}, p99 ${ms(percentile(lease, 99))} (target median ≤ 20 ms, p99 ≤ 100 ms)`,
+  );
+  const firstModel = samples.map((s) => s.firstModelMs);
+  console.log(
+    `  accept to the run's first model request: median ${ms(median(firstModel))}, p99 ${ms(percentile(firstModel, 99))} ` +
+      '(Run.createdAt → arrival at the model server, one host clock)',
   );
   console.log(`  POST answered after median ${ms(median(post))}, p99 ${ms(percentile(post, 99))} (client side, loopback HTTP)`);
   console.log(
@@ -396,8 +408,10 @@ try {
 
   console.log(
     'accept-to-lease is Run.createdAt → Run.startedAt as stored (millisecond precision). createdAt is stamped inside the accept ' +
-      "transaction, before its commit, and claimNext's startedAt is Postgres now(), the claim transaction's start: " +
-      'the figure includes the accept commit and slightly overstates the time from commit to lease.',
+      "statement, before its commit, and claimNext's startedAt is Postgres now(), the claim transaction's start: " +
+      'the figure includes the accept commit and slightly overstates the time from commit to lease. A run the accepting ' +
+      'replica leases to its own free executor slot in the accept statement itself has startedAt = createdAt (0 ms); ' +
+      "the next line, accept to the run's first model request, shows when its agent actually got to work.",
   );
 
   // 1. and 2., one agent: each message after the previous run completed.

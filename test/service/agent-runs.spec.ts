@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ChatMessage, MessageView, RealtimeEvent, RunView } from '@lazyboy/contracts';
 import type { ReceivedRequest, Turn } from '@lazyboy/model';
+import pg from 'pg';
 import { FINAL, ServiceHarness, startButtonSite } from './service-harness.js';
 
 // A user talks to an agent through the API, with real Postgres, Redis and a real worker (Xvfb, Chromium)
@@ -61,6 +62,8 @@ describe('an agent at work, over HTTP and socket.io', () => {
       if (tool.includes('handed back control')) return { toolCalls: [call('browser', { action: 'observe' })] };
       return { toolCalls: [call('report_done', { summary: 'Looked at the page after the takeover.' })] };
     }
+    const count = /^Count to (\d+)/.exec(asked);
+    if (count) return { text: `${count[1]}, done.` };
     return { text: `I cannot do "${asked}".` };
   }
 
@@ -165,6 +168,38 @@ describe('an agent at work, over HTTP and socket.io', () => {
     } finally {
       socket.disconnect();
     }
+  });
+
+  it('works through messages sent to one agent at the same moment one at a time, each exactly once', async () => {
+    const { user, sessionId } = await harness.userWithAgent('Bea');
+    const sent = await Promise.all([1, 2, 3, 4, 5].map((n) => harness.send(user, sessionId, `Count to ${n}`)));
+    // The first message's run may be leased in the accepting statement itself; the others wait for it.
+    expect(sent.filter((s) => s.queuedBehindActive).length).toBeGreaterThanOrEqual(3);
+    for (const s of sent) expect((await harness.runUntil(user, s.run.id, FINAL)).status).toBe('completed');
+
+    const db = new pg.Client({ connectionString: harness.database.url });
+    await db.connect();
+    try {
+      const { rows } = await db.query<{ id: string; started: Date; finished: Date }>(
+        'SELECT id, "startedAt" AS started, "finishedAt" AS finished FROM "Run" WHERE id = ANY($1::uuid[]) ORDER BY "startedAt"',
+        [sent.map((s) => s.run.id)],
+      );
+      expect(rows).toHaveLength(5);
+      for (let i = 1; i < rows.length; i++)
+        expect(rows[i]!.started.getTime()).toBeGreaterThanOrEqual(rows[i - 1]!.finished.getTime());
+      // The database itself refuses a second active run of one agent, whoever would start it.
+      const botId = (await db.query<{ botId: string }>('SELECT "botId" FROM "Run" WHERE id = $1', [rows[0]!.id])).rows[0]!.botId;
+      await db.query(`UPDATE "Run" SET status = 'waiting_input' WHERE id = $1`, [rows[0]!.id]);
+      await expect(db.query(`UPDATE "Run" SET status = 'leased' WHERE id = $1`, [rows[1]!.id])).rejects.toThrow(
+        /Run_one_executing_per_bot/,
+      );
+      await db.query(`UPDATE "Run" SET status = 'completed' WHERE "botId" = $1`, [botId]);
+    } finally {
+      await db.end();
+    }
+    const history = await harness.call<{ items: MessageView[] }>(user, 'GET', `/api/sessions/${sessionId}/messages?limit=50`);
+    const answers = history.items.filter((m) => m.role === 'assistant').map((m) => m.text);
+    expect(answers.sort()).toEqual(['1, done.', '2, done.', '3, done.', '4, done.', '5, done.']);
   });
 
   it('parks a run while a person has taken over, and continues from the screen on release', async () => {

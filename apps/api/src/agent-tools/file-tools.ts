@@ -12,6 +12,10 @@ export const WRITE_FILE_TOOL = 'write_file';
 const READ_PAGE_BYTES = 60_000;
 const MAX_LISTED = 500;
 
+const readFileSchema = z.object({ path: z.string().min(1), offset: z.number().int().min(0).optional() });
+const writeFileSchema = z.object({ path: z.string().min(1), content: z.string() });
+const listFilesSchema = z.object({ path: z.string().min(1).optional() });
+
 /** read_file / write_file / list_files in the computer's home (paths relative to it), as in the CLI. */
 export function fileTools(screens: ScreenProvider): ToolDefinition[] {
   return [
@@ -20,7 +24,7 @@ export function fileTools(screens: ScreenProvider): ToolDefinition[] {
       kind: 'read',
       description:
         'Read a text file on your computer (relative paths start at your home folder). Long files come in pages: use offset.',
-      schema: z.object({ path: z.string().min(1), offset: z.number().int().min(0).optional() }),
+      schema: readFileSchema,
       execute: async ({ path, offset }, ctx) => {
         const answer = await callWorker(
           screens,
@@ -45,7 +49,7 @@ export function fileTools(screens: ScreenProvider): ToolDefinition[] {
       name: WRITE_FILE_TOOL,
       kind: 'write',
       description: 'Write a text file on your computer, replacing it if it exists (parent folders are created).',
-      schema: z.object({ path: z.string().min(1), content: z.string() }),
+      schema: writeFileSchema,
       execute: async ({ path, content }, ctx) => {
         const answer = await callWorker(
           screens,
@@ -60,7 +64,7 @@ export function fileTools(screens: ScreenProvider): ToolDefinition[] {
       name: LIST_FILES_TOOL,
       kind: 'read',
       description: 'List a folder on your computer (default: your home folder), folders marked with a trailing slash.',
-      schema: z.object({ path: z.string().min(1).optional() }),
+      schema: listFilesSchema,
       execute: async ({ path = '.' }, ctx) => {
         const answer = await callWorker(
           screens,

@@ -53,6 +53,8 @@ function nativeAction(args: ActArgs): Record<string, unknown> {
   return action;
 }
 
+const observeSchema = z.object({});
+
 /**
  * computer_observe / computer_act: the desktop outside the browser (file pickers, dialogs, other programs)
  * through the accessibility tree (AT-SPI), with xdotool for keys and coordinates as the last resort.
@@ -66,7 +68,7 @@ export function nativeTools(screens: ScreenProvider): ToolDefinition[] {
     description:
       "Look at the computer's desktop outside the web page: its windows and their controls (buttons, fields, menus, " +
       'file pickers, dialogs) numbered 1…N for computer_act. For web pages use the browser tool instead.',
-    schema: z.object({}),
+    schema: observeSchema,
     execute: async (_args, ctx) => {
       const answer = await callWorker(
         screens,

@@ -62,6 +62,8 @@ class UnseenOutput {
   }
 }
 
+const commandOutputSchema = z.object({ command: z.number().int().min(1) });
+
 /**
  * shell / command_output on the computer: bash in the computer's sandbox, as its user, in its home, with
  * the screen as its display. Same contract as the CLI's shell tool: a deadline per command, and a command
@@ -150,7 +152,7 @@ export function shellTools(screens: ScreenProvider, options: ShellToolOptions): 
     name: COMMAND_OUTPUT_TOOL,
     kind: 'read',
     description: 'The output a command (by its number) has written since you last saw it: for watching a background command.',
-    schema: z.object({ command: z.number().int().min(1) }),
+    schema: commandOutputSchema,
     execute: async ({ command }, ctx) => {
       const answer = await fetchOutput(command, ctx);
       if (!answer.ok) return answer.outcome;

@@ -6,6 +6,11 @@ import { callWorker } from './worker-call.js';
 
 export const WAIT_TOOL = 'wait';
 
+const waitSchema = z.object({
+  seconds: z.number().min(0).max(60),
+  until: z.enum(['screen_changes']).optional(),
+});
+
 /**
  * wait: a controlled pause on the computer (a page loading, a download, a person finishing something).
  * Exempt from the identical-round guard: waiting again for the same thing is legitimate.
@@ -18,10 +23,7 @@ export function waitTool(screens: ScreenProvider): ToolDefinition {
     description:
       'Pause for up to 60 seconds while something on the computer finishes (a page loading, a download, a dialog). ' +
       "With until 'screen_changes' it returns as soon as the screen changes. Use it rather than sleep in the shell.",
-    schema: z.object({
-      seconds: z.number().min(0).max(60),
-      until: z.enum(['screen_changes']).optional(),
-    }),
+    schema: waitSchema,
     execute: async ({ seconds, until }, ctx) => {
       const answer = await callWorker(
         screens,

@@ -26,17 +26,21 @@ export class LoginSessionsRepository {
     return row.id;
   }
 
-  /** The session when it is neither revoked nor expired and its user is not disabled. */
+  /**
+   * The session when it is neither revoked nor expired and its user is not disabled. Plain SQL: every
+   * request of a signed-in browser asks this.
+   */
   async findActive(id: string, now: Date): Promise<ActiveLoginSession | null> {
-    return this.prisma.loginSession.findFirst({
-      where: { id, revokedAt: null, expiresAt: { gt: now }, user: { disabledAt: null } },
-      select: {
-        id: true,
-        secretHash: true,
-        lastSeenAt: true,
-        user: { select: { id: true, email: true, displayName: true, isAdmin: true } },
-      },
-    });
+    const rows = await this.prisma.$queryRaw<
+      (Omit<ActiveLoginSession, 'user'> & { userId: string; email: string; displayName: string; isAdmin: boolean })[]
+    >`
+      SELECT s.id, s."secretHash", s."lastSeenAt", u.id AS "userId", u.email, u."displayName", u."isAdmin"
+      FROM "LoginSession" s JOIN "User" u ON u.id = s."userId"
+      WHERE s.id = ${id}::uuid AND s."revokedAt" IS NULL AND s."expiresAt" > ${now} AND u."disabledAt" IS NULL`;
+    const row = rows[0];
+    if (!row) return null;
+    const { userId, email, displayName, isAdmin, ...session } = row;
+    return { ...session, user: { id: userId, email, displayName, isAdmin } };
   }
 
   /** Moves lastSeenAt forward, at most once per `interval` (a conditional update: no write storm). */

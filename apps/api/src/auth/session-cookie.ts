@@ -12,13 +12,15 @@ export function encodeSessionCookie(value: SessionCookieValue): string {
   return `${value.loginSessionId}.${value.secret}`;
 }
 
+const loginSessionIdSchema = z.uuid();
+
 export function decodeSessionCookie(raw: string | undefined): SessionCookieValue | null {
   if (!raw) return null;
   const dot = raw.indexOf('.');
   if (dot < 0) return null;
   const loginSessionId = raw.slice(0, dot);
   const secret = raw.slice(dot + 1);
-  if (!z.uuid().safeParse(loginSessionId).success || !/^[\w-]{16,200}$/.test(secret)) return null;
+  if (!loginSessionIdSchema.safeParse(loginSessionId).success || !/^[\w-]{16,200}$/.test(secret)) return null;
   return { loginSessionId, secret };
 }
 

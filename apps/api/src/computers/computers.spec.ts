@@ -96,8 +96,11 @@ describe('computers with real workers (local pool driver)', () => {
     expect(res.status).toBe(201);
     return res.body.id as string;
   };
-  const newRun = async (botId: string) =>
-    (await prisma.run.create({ data: { workspaceId: member.workspaceId, botId, status: 'running' } })).id;
+  /** A running run of the agent. An agent runs one at a time (the database holds to it): its earlier runs end first. */
+  const newRun = async (botId: string) => {
+    await prisma.run.updateMany({ where: { botId, status: 'running' }, data: { status: 'failed' } });
+    return (await prisma.run.create({ data: { workspaceId: member.workspaceId, botId, status: 'running' } })).id;
+  };
   const finishRuns = () => prisma.run.updateMany({ where: { workspaceId: member.workspaceId }, data: { status: 'completed' } });
   const teamComputer = () => prisma.computer.findFirstOrThrow({ where: { workspaceId: member.workspaceId, kind: 'team' } });
   const acquire = (botId: string, runId: string, steps: string[] = []) =>
@@ -224,6 +227,7 @@ describe('computers with real workers (local pool driver)', () => {
   it('fences out the older holder when a run acquires the screen again', async () => {
     const firstRun = await newRun(botA);
     const first = await acquire(botA, firstRun);
+    // The first run ends without giving the screen back (its executor died); the agent's next run takes it.
     const secondRun = await newRun(botA);
     const second = await acquire(botA, secondRun);
     expect(second.fence).toBe(first.fence + 1);

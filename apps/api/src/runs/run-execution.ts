@@ -12,7 +12,7 @@ import type { ChatMessage, ModelClient, RunView } from '@lazyboy/contracts';
 import type { Message, Run } from '../persistence/generated/client.js';
 import type { AcquiredScreen, RunScreens } from '../computers/run-screens.js';
 import { computerTools, describeStep } from '../agent-tools/index.js';
-import { StaleLeaseError, type RunLease, type RunsRepository } from './runs.repository.js';
+import { StaleLeaseError, type RunContext, type RunLease, type RunsRepository } from './runs.repository.js';
 import { readRunState, type StoredRunState } from './run-state.js';
 import { toRunView } from './run-views.js';
 import { serviceSystemPrompt } from './system-prompt.js';
@@ -48,8 +48,6 @@ export interface ExecutionDeps {
   /** Writes an assistant message of the run (fenced by the lease). */
   writeMessage(lease: RunLease, run: RunContext, text: string, progress: boolean): Promise<Message>;
 }
-
-export type RunContext = NonNullable<Awaited<ReturnType<RunsRepository['executionContext']>>>;
 
 /**
  * One claimed run, executed to its end, its park, or the loss of its lease. Every write carries the

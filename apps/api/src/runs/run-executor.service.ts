@@ -9,10 +9,11 @@ import { RunScreens } from '../computers/run-screens.js';
 import { BotsService } from '../bots/bots.service.js';
 import { RealtimePublisher } from '../realtime/realtime-publisher.js';
 import { toMessageView } from '../sessions/message-views.js';
-import { RunExecution, type RunContext } from './run-execution.js';
+import { RunExecution } from './run-execution.js';
 import { RunMessagesRepository } from './run-messages.repository.js';
 import { RunSignals } from './run-signals.js';
-import { RunsRepository, type RunLease } from './runs.repository.js';
+import { ONE_EXECUTING_RUN_PER_AGENT, RunsRepository, type RunContext, type RunLease } from './runs.repository.js';
+import { violatesUniqueIndex } from '../persistence/prisma-errors.js';
 import { RunsService } from './runs.service.js';
 
 /** Executors also look at the queue this often, for wake-ups lost while Redis was away and for expired leases. */
@@ -30,6 +31,8 @@ export class RunExecutor implements OnApplicationBootstrap, OnApplicationShutdow
   private readonly logger = new Logger(RunExecutor.name);
   readonly owner = `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly active = new Map<string, { execution: RunExecution | null; done: Promise<void> }>();
+  /** Slots held for runs the accept path is leasing directly to this replica (see `reserveSlot`). */
+  private reserved = 0;
   private pumping = false;
   private pumpAgain = false;
   private sweep: NodeJS.Timeout | null = null;
@@ -67,20 +70,53 @@ export class RunExecutor implements OnApplicationBootstrap, OnApplicationShutdow
       try {
         do {
           this.pumpAgain = false;
-          while (!this.closing && this.active.size < this.config.LAZYBOY_RUN_CONCURRENCY) {
+          while (!this.closing && this.freeSlots() > 0) {
             // One statement leases a batch for every free slot: the 50th queued run does not wait behind 49 claims.
-            const free = this.config.LAZYBOY_RUN_CONCURRENCY - this.active.size;
+            const free = this.freeSlots();
             const claimed = await this.runs.claimNext(this.owner, this.config.LAZYBOY_RUN_LEASE_MS, free);
             if (claimed.length === 0) break;
             for (const runId of claimed) this.start(runId);
           }
         } while (this.pumpAgain && !this.closing);
       } catch (error) {
-        this.logger.warn(`claiming runs failed: ${(error as Error).message}`);
+        // Lost a race for an agent to another replica's accept or claim: nothing was leased, look again.
+        if (violatesUniqueIndex(error, ONE_EXECUTING_RUN_PER_AGENT)) setImmediate(() => this.pump());
+        else this.logger.warn(`claiming runs failed: ${(error as Error).message}`);
       } finally {
         this.pumping = false;
       }
     })();
+  }
+
+  /**
+   * Holds a free slot for a run the accept path leases to this replica in its own statement; null when this
+   * replica runs nothing or is full. The caller ends the hold with `adopt` (the run was leased to us) or
+   * `release`, exactly once.
+   */
+  reserveSlot(): { owner: string; leaseMs: number; adopt(runId: string): void; release(): void } | null {
+    if (!this.config.LAZYBOY_RUNNER || this.closing || this.freeSlots() <= 0) return null;
+    this.reserved += 1;
+    let held = true;
+    const end = () => {
+      if (!held) return false;
+      held = false;
+      this.reserved -= 1;
+      return true;
+    };
+    return {
+      owner: this.owner,
+      leaseMs: this.config.LAZYBOY_RUN_LEASE_MS,
+      adopt: (runId) => {
+        if (end()) this.start(runId);
+      },
+      release: () => {
+        end();
+      },
+    };
+  }
+
+  private freeSlots(): number {
+    return this.config.LAZYBOY_RUN_CONCURRENCY - this.active.size - this.reserved;
   }
 
   private start(runId: string): void {

@@ -1,34 +1,29 @@
 import { Injectable } from '@nestjs/common';
 import type { ChatMessage } from '@lazyboy/contracts';
-import type { Message, Prisma } from '../persistence/generated/client.js';
+import type { Message } from '../persistence/generated/client.js';
+import { uuidv7 } from '../persistence/uuidv7.js';
 import { PrismaService } from '../persistence/prisma.service.js';
 import { messageContent, type StoredMessageContent } from '../sessions/message-views.js';
-import type { RunContext } from './run-execution.js';
-import { RunsRepository, type RunLease } from './runs.repository.js';
+import { StaleLeaseError, type RunContext, type RunLease } from './runs.repository.js';
 
 /** The chat messages a run reads (its context) and writes (the agent's answers), the latter fenced. */
 @Injectable()
 export class RunMessagesRepository {
-  constructor(
-    private readonly prisma: PrismaService,
-    private readonly runs: RunsRepository,
-  ) {}
+  constructor(private readonly prisma: PrismaService) {}
 
-  /** The conversation before the run's trigger message, oldest first: final texts only, no progress notes. */
+  /**
+   * The conversation before the run's trigger message, oldest first: final texts only, no progress notes.
+   * This and `write` are plain SQL: they run for every run.
+   */
   async history(run: RunContext, limit: number): Promise<ChatMessage[]> {
     if (!run.sessionId || !run.triggerMessage) return [];
-    const rows = await this.prisma.message.findMany({
-      where: {
-        sessionId: run.sessionId,
-        role: { in: ['user', 'assistant'] },
-        OR: [
-          { createdAt: { lt: run.triggerMessage.createdAt } },
-          { createdAt: run.triggerMessage.createdAt, id: { lt: run.triggerMessage.id } },
-        ],
-      },
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      take: limit,
-    });
+    const { createdAt, id } = run.triggerMessage;
+    const rows = await this.prisma.$queryRaw<Pick<Message, 'role' | 'content'>[]>`
+      SELECT role, content FROM "Message"
+      WHERE "sessionId" = ${run.sessionId}::uuid AND role IN ('user', 'assistant')
+        AND ("createdAt", id) < (${createdAt}, ${id}::uuid)
+      ORDER BY "createdAt" DESC, id DESC
+      LIMIT ${limit}`;
     return rows.reverse().flatMap((m): ChatMessage[] => {
       const content = m.content as Partial<StoredMessageContent> | null;
       if (typeof content?.text !== 'string' || content.progress) return [];
@@ -36,21 +31,28 @@ export class RunMessagesRepository {
     });
   }
 
+  /** An answer or progress note of the run, written only while the lease is still ours. */
   async write(lease: RunLease, run: RunContext, text: string, progress: boolean): Promise<Message> {
-    return this.runs.withLease(lease, async (tx) => {
-      if (!run.sessionId) throw new Error('a run without a chat has nowhere to write');
-      const message = await tx.message.create({
-        data: {
-          workspaceId: run.workspaceId,
-          sessionId: run.sessionId,
-          role: 'assistant',
-          content: messageContent(text, progress) as unknown as Prisma.InputJsonValue,
-          botId: run.botId,
-          runId: run.id,
-        },
-      });
-      await tx.session.update({ where: { id: run.sessionId }, data: { lastMessageAt: message.createdAt } });
-      return message;
-    });
+    if (!run.sessionId) throw new Error('a run without a chat has nowhere to write');
+    // The fenced UPDATE locks the run row for the statement: a takeover's claim waits until the message is in.
+    const rows = await this.prisma.$queryRaw<Message[]>`
+      WITH lease AS (
+        UPDATE "Run" SET "updatedAt" = now()
+        WHERE id = ${lease.runId}::uuid AND "leaseFence" = ${lease.fence} AND status IN ('leased', 'running')
+        RETURNING id
+      ), message AS (
+        INSERT INTO "Message" (id, "workspaceId", "sessionId", role, content, "botId", "runId")
+        SELECT ${uuidv7()}::uuid, ${run.workspaceId}::uuid, ${run.sessionId}::uuid, 'assistant',
+               ${JSON.stringify(messageContent(text, progress))}::jsonb, ${run.botId}::uuid, lease.id
+        FROM lease
+        RETURNING *
+      ), touched AS (
+        UPDATE "Session" SET "lastMessageAt" = m."createdAt", "updatedAt" = now()
+        FROM message m WHERE "Session".id = ${run.sessionId}::uuid
+      )
+      SELECT * FROM message`;
+    const message = rows[0];
+    if (!message) throw new StaleLeaseError(lease.runId);
+    return message;
   }
 }

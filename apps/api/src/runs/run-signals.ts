@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { RedisService } from '../redis/redis.service.js';
@@ -16,12 +17,18 @@ export class RunSignals implements OnModuleDestroy {
   private subscriber: Redis | null = null;
   private readonly wakeHandlers = new Set<() => void>();
   private readonly stopHandlers = new Set<(runId: string) => void>();
+  /** Names this replica's wake-ups on the channel, so that it does not answer its own a second time. */
+  private readonly origin = randomBytes(8).toString('hex');
 
   constructor(private readonly redis: RedisService) {}
 
-  /** Tells every executor to look at the queue. Best effort: a failure is logged, the sweep covers it. */
+  /**
+   * Tells every executor to look at the queue: this replica's at once, without the trip through Redis, the
+   * others over the channel. Best effort: a failure is logged, the sweep covers it.
+   */
   async wake(): Promise<void> {
-    await this.publish(WAKE_CHANNEL, '1');
+    for (const handler of this.wakeHandlers) handler();
+    await this.publish(WAKE_CHANNEL, this.origin);
   }
 
   async stop(runId: string): Promise<void> {
@@ -52,7 +59,7 @@ export class RunSignals implements OnModuleDestroy {
     const subscriber = this.redis.client.duplicate({ enableOfflineQueue: true, lazyConnect: false });
     subscriber.on('error', () => undefined);
     subscriber.on('message', (channel: string, message: string) => {
-      if (channel === WAKE_CHANNEL) for (const handler of this.wakeHandlers) handler();
+      if (channel === WAKE_CHANNEL && message !== this.origin) for (const handler of this.wakeHandlers) handler();
       if (channel === STOP_CHANNEL) for (const handler of this.stopHandlers) handler(message);
     });
     // After a reconnect the executor sweeps at once: wake-ups sent while Redis was away were lost.

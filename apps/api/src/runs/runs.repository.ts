@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ACTIVE_RUN_STATUSES, type RunStatus } from '@lazyboy/contracts';
 import type { HumanAnswer } from '@lazyboy/agent';
-import { Prisma, type Run } from '../persistence/generated/client.js';
+import { Prisma, type Bot, type Message, type Run, type Workspace } from '../persistence/generated/client.js';
 import { PrismaService } from '../persistence/prisma.service.js';
 import { readRunState, type StoredRunResult, type StoredRunState } from './run-state.js';
 import type { Principal } from '../auth/principal.js';
@@ -22,6 +22,30 @@ export interface RunLease {
 }
 
 const EXECUTING: RunStatus[] = ['leased', 'running'];
+
+/**
+ * The partial unique index (prisma/migrations) that lets an agent have one active run only: two executors
+ * or accepts racing for the same agent get a unique violation instead of a second run.
+ */
+export const ONE_EXECUTING_RUN_PER_AGENT = 'Run_one_executing_per_bot';
+
+/** A run with what the executor reads of its agent, workspace and trigger message. */
+export interface RunContext extends Run {
+  bot: Pick<Bot, 'id' | 'name' | 'instructions' | 'modelSettings' | 'modelApiKeyCipher'>;
+  workspace: Pick<Workspace, 'id' | 'modelSettings'>;
+  triggerMessage: Pick<Message, 'id' | 'createdAt' | 'content'> | null;
+}
+
+interface ExecutionContextColumns {
+  botName: string;
+  botInstructions: string;
+  botModelSettings: Prisma.JsonValue;
+  botModelApiKeyCipher: Bot['modelApiKeyCipher'];
+  workspaceModelSettings: Prisma.JsonValue;
+  triggerId: string | null;
+  triggerCreatedAt: Date | null;
+  triggerContent: Prisma.JsonValue;
+}
 const json = (value: unknown) => value as Prisma.InputJsonValue;
 
 @Injectable()
@@ -126,22 +150,29 @@ export class RunsRepository {
     if (count !== 1) throw new StaleLeaseError(lease.runId);
   }
 
-  /** Ends the run (final status) and gives up the lease. */
+  /** Ends the run (final status) and gives up the lease. Plain SQL: every run ends here. */
   async finish(
     lease: RunLease,
     outcome: { status: RunStatus; result?: StoredRunResult; errorCode?: string; errorMessage?: string; state?: StoredRunState },
   ): Promise<Run> {
-    await this.update(lease, {
-      status: outcome.status,
-      busyStep: null,
-      leaseOwner: null,
-      leaseExpiresAt: null,
-      finishedAt: new Date(),
-      ...(outcome.result ? { result: json(outcome.result) } : {}),
-      ...(outcome.errorCode ? { errorCode: outcome.errorCode, errorMessage: outcome.errorMessage ?? null } : {}),
-      ...(outcome.state ? { checkpoint: json(outcome.state) } : {}),
-    });
-    return this.prisma.run.findUniqueOrThrow({ where: { id: lease.runId } });
+    const jsonOrNull = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
+    const rows = await this.prisma.$queryRaw<Run[]>`
+      UPDATE "Run" SET
+        status = ${outcome.status}::"RunStatus",
+        "busyStep" = NULL,
+        "leaseOwner" = NULL,
+        "leaseExpiresAt" = NULL,
+        "finishedAt" = now(),
+        result = coalesce(${jsonOrNull(outcome.result)}::jsonb, result),
+        "errorCode" = coalesce(${outcome.errorCode ?? null}::text, "errorCode"),
+        "errorMessage" = CASE WHEN ${outcome.errorCode ?? null}::text IS NULL THEN "errorMessage" ELSE ${outcome.errorMessage ?? null}::text END,
+        checkpoint = coalesce(${jsonOrNull(outcome.state)}::jsonb, checkpoint),
+        "updatedAt" = now()
+      WHERE id = ${lease.runId}::uuid AND "leaseFence" = ${lease.fence} AND status IN ('leased', 'running')
+      RETURNING *`;
+    const run = rows[0];
+    if (!run) throw new StaleLeaseError(lease.runId);
+    return run;
   }
 
   /** Parks the run until an answer or a release; the lease is given up meanwhile. */
@@ -221,21 +252,60 @@ export class RunsRepository {
     return this.prisma.run.findMany({ where: { sessionId, status: { in: ['queued', ...ACTIVE_RUN_STATUSES] } } });
   }
 
-  /** Everything the executor needs to start a run. */
-  async executionContext(runId: string) {
-    return this.prisma.run.findUnique({
-      where: { id: runId },
-      include: { bot: true, workspace: true, session: true, triggerMessage: true },
-    });
+  /**
+   * Everything the executor needs to start a run, in one plain-SQL query (Prisma would run one query per
+   * relation, each compiled anew).
+   */
+  async executionContext(runId: string): Promise<RunContext | null> {
+    const rows = await this.prisma.$queryRaw<(Run & ExecutionContextColumns)[]>`
+      SELECT r.*,
+             b.name AS "botName", b.instructions AS "botInstructions", b."modelSettings" AS "botModelSettings",
+             b."modelApiKeyCipher" AS "botModelApiKeyCipher", w."modelSettings" AS "workspaceModelSettings",
+             m.id AS "triggerId", m."createdAt" AS "triggerCreatedAt", m.content AS "triggerContent"
+      FROM "Run" r
+      JOIN "Bot" b ON b.id = r."botId"
+      JOIN "Workspace" w ON w.id = r."workspaceId"
+      LEFT JOIN "Message" m ON m.id = r."triggerMessageId"
+      WHERE r.id = ${runId}::uuid`;
+    const row = rows[0];
+    if (!row) return null;
+    const {
+      botName,
+      botInstructions,
+      botModelSettings,
+      botModelApiKeyCipher,
+      workspaceModelSettings,
+      triggerId,
+      triggerCreatedAt,
+      triggerContent,
+      ...run
+    } = row;
+    return {
+      ...run,
+      bot: {
+        id: run.botId,
+        name: botName,
+        instructions: botInstructions,
+        modelSettings: botModelSettings,
+        modelApiKeyCipher: botModelApiKeyCipher,
+      },
+      workspace: { id: run.workspaceId, modelSettings: workspaceModelSettings },
+      triggerMessage:
+        triggerId !== null && triggerCreatedAt !== null
+          ? { id: triggerId, createdAt: triggerCreatedAt, content: triggerContent }
+          : null,
+    };
   }
 
   async events(runId: string, afterSeq: number, limit: number) {
     return this.prisma.runEvent.findMany({ where: { runId, seq: { gt: afterSeq } }, orderBy: { seq: 'asc' }, take: limit });
   }
 
+  /** Plain SQL: every run asks this as it starts. */
   async lastEventSeq(runId: string): Promise<number> {
-    const last = await this.prisma.runEvent.findFirst({ where: { runId }, orderBy: { seq: 'desc' }, select: { seq: true } });
-    return last?.seq ?? 0;
+    const rows = await this.prisma.$queryRaw<{ seq: number | null }[]>`
+      SELECT max(seq) AS seq FROM "RunEvent" WHERE "runId" = ${runId}::uuid`;
+    return rows[0]?.seq ?? 0;
   }
 
   /** Stores events in one statement that inserts nothing once the lease is no longer ours. */

@@ -6,9 +6,10 @@ import { ApiError, notFound } from '../common/api-error.js';
 import type { Principal } from '../auth/principal.js';
 import { BotsService } from '../bots/bots.service.js';
 import { RealtimePublisher } from '../realtime/realtime-publisher.js';
+import { RunExecutor } from '../runs/run-executor.service.js';
 import { RunsService } from '../runs/runs.service.js';
 import { toRunView } from '../runs/run-views.js';
-import { NonceReusedError, SessionsRepository } from './sessions.repository.js';
+import { NonceReusedError, SessionsRepository, type AcceptedMessage } from './sessions.repository.js';
 import { toMessageView, toSessionView } from './message-views.js';
 
 @Injectable()
@@ -18,6 +19,7 @@ export class SessionsService {
     private readonly bots: BotsService,
     private readonly runs: RunsService,
     private readonly realtime: RealtimePublisher,
+    private readonly executor: RunExecutor,
   ) {}
 
   async create(principal: Principal, botId: string, title: string | undefined): Promise<SessionView> {
@@ -59,7 +61,9 @@ export class SessionsService {
    */
   async postMessage(principal: Principal, sessionId: string, body: PostMessageRequest): Promise<PostMessageResponse> {
     const session = await this.visible(principal, sessionId);
-    let accepted;
+    // With a free executor slot here, an idle agent's run is leased in the accepting statement itself.
+    const slot = this.executor.reserveSlot();
+    let accepted: AcceptedMessage;
     try {
       accepted = await this.sessions.acceptMessage({
         session,
@@ -67,16 +71,23 @@ export class SessionsService {
         text: body.text,
         clientNonce: body.clientNonce,
         kind: isSmallTalk(body.text) ? 'chat' : 'general',
+        directLease: slot ?? undefined,
       });
     } catch (error) {
+      slot?.release();
       if (error instanceof NonceReusedError)
         throw new ApiError('CONFLICT', 'this clientNonce was already used for another message; choose a new one per message');
       throw error;
     }
+    if (slot) {
+      const leasedHere = !accepted.replayed && accepted.run.status === 'leased' && accepted.run.leaseOwner === slot.owner;
+      if (leasedHere) slot.adopt(accepted.run.id);
+      else slot.release();
+    }
     const message = toMessageView(accepted.message);
     const run = toRunView(accepted.run);
     if (!accepted.replayed) {
-      await this.runs.queued();
+      if (accepted.run.status === 'queued') await this.runs.queued();
       await this.realtime.publish([{ kind: 'session', id: session.id }], { type: 'message.created', message });
       await this.runs.publish(accepted.run);
     }

@@ -1,4 +1,4 @@
-import type { Prisma } from '../persistence/generated/client.js';
+import { Prisma } from '../persistence/generated/client.js';
 import type { Principal } from '../auth/principal.js';
 
 /**
@@ -11,4 +11,19 @@ export function visibleWorkspaces(principal: Pick<Principal, 'userId' | 'tokenWo
     memberships: { some: { userId: principal.userId } },
     ...(principal.tokenWorkspaceId ? { id: principal.tokenWorkspaceId } : {}),
   };
+}
+
+/**
+ * The same rule for plain-SQL queries: a condition on `workspaceColumn` (for instance `s."workspaceId"`)
+ * that holds for the workspaces `visibleWorkspaces` lets through.
+ */
+export function visibleWorkspaceSql(
+  principal: Pick<Principal, 'userId' | 'tokenWorkspaceId'>,
+  workspaceColumn: Prisma.Sql,
+): Prisma.Sql {
+  const member = Prisma.sql`EXISTS (
+    SELECT 1 FROM "Membership" vm WHERE vm."workspaceId" = ${workspaceColumn} AND vm."userId" = ${principal.userId}::uuid)`;
+  return principal.tokenWorkspaceId
+    ? Prisma.sql`(${member} AND ${workspaceColumn} = ${principal.tokenWorkspaceId}::uuid)`
+    : member;
 }

@@ -15,6 +15,17 @@ export interface HumanToolOptions {
   afterHandoff?: (signal: AbortSignal) => Promise<string>;
 }
 
+const questionSchema = z.object({ question: z.string().min(1) });
+const confirmSchema = z.object({
+  action: z.string().min(1).describe('What you are about to do'),
+  draft: z.string().optional().describe('The exact text or details awaiting approval'),
+});
+const handoffSchema = z.object({
+  reason: z.string().min(1),
+  timeout_secs: z.number().int().min(1).max(3_600).optional(),
+});
+const takeoverSchema = z.object({ reason: z.string().min(1) });
+
 /** Turns a person's answer into the call's result text. */
 export function answerToResult(question: Pick<PendingQuestion, 'kind'>, answer: HumanAnswer): ToolOutcome {
   switch (answer.kind) {
@@ -68,7 +79,7 @@ export function humanTools(broker: HumanBroker, options: HumanToolOptions = {}):
       kind: 'human',
       alone: true,
       description: 'Ask the user for information you cannot find yourself (a choice, a missing detail). Call it alone.',
-      schema: z.object({ question: z.string().min(1) }),
+      schema: questionSchema,
       execute: ({ question }, ctx) =>
         ask({ callId: ctx.callId, tool: 'request_user_input', kind: 'input', prompt: question }, ctx),
     }),
@@ -79,10 +90,7 @@ export function humanTools(broker: HumanBroker, options: HumanToolOptions = {}):
       description:
         'Ask the user to approve an irreversible or public action (posting, sending, paying, deleting) before doing it. ' +
         'Show the exact draft or action. Call it alone; act only on "approved".',
-      schema: z.object({
-        action: z.string().min(1).describe('What you are about to do'),
-        draft: z.string().optional().describe('The exact text or details awaiting approval'),
-      }),
+      schema: confirmSchema,
       execute: ({ action, draft }, ctx) =>
         ask(
           {
@@ -102,10 +110,7 @@ export function humanTools(broker: HumanBroker, options: HumanToolOptions = {}):
       description:
         'Hand the browser to the user for a login wall, a one-time code or a CAPTCHA, and wait until they hand it back. ' +
         'Call it alone; after it returns, observe the page again.',
-      schema: z.object({
-        reason: z.string().min(1),
-        timeout_secs: z.number().int().min(1).max(3_600).optional(),
-      }),
+      schema: handoffSchema,
       execute: ({ reason, timeout_secs }, ctx) =>
         ask(
           { callId: ctx.callId, tool: 'browser_handoff', kind: 'handoff', prompt: reason },
@@ -120,7 +125,7 @@ export function humanTools(broker: HumanBroker, options: HumanToolOptions = {}):
       description:
         'Ask the user to take over the desktop (login, 2FA, CAPTCHA, anything only a person should do) and wait for the ' +
         'release. Call it alone; continue from the current screen afterwards.',
-      schema: z.object({ reason: z.string().min(1) }),
+      schema: takeoverSchema,
       execute: ({ reason }, ctx) => ask({ callId: ctx.callId, tool: 'request_takeover', kind: 'takeover', prompt: reason }, ctx),
     }),
   ];
