@@ -197,6 +197,8 @@ describe('an agent at work, over HTTP and socket.io', () => {
     } finally {
       await db.end();
     }
+    const renamed = await harness.call<{ title: string }>(user, 'PATCH', `/api/sessions/${sessionId}`, { title: 'Counting' });
+    expect(renamed.title).toBe('Counting');
     const history = await harness.call<{ items: MessageView[] }>(user, 'GET', `/api/sessions/${sessionId}/messages?limit=50`);
     const answers = history.items.filter((m) => m.role === 'assistant').map((m) => m.text);
     expect(answers.sort()).toEqual(['1, done.', '2, done.', '3, done.', '4, done.', '5, done.']);
@@ -211,6 +213,9 @@ describe('an agent at work, over HTTP and socket.io', () => {
     const parked = await harness.runUntil(user, sent.run.id, (r) => r.status === 'waiting_takeover' || FINAL(r), 120_000);
     expect(parked.status).toBe('waiting_takeover');
     expect(parked.question?.kind).toBe('takeover');
+    // What the sidebar shows for the agent: its parked run, among the workspace's active ones.
+    const active = await harness.call<{ items: RunView[] }>(user, 'GET', `/api/workspaces/${user.workspaceId}/runs/active`);
+    expect(active.items.map((r) => [r.id, r.status])).toEqual([[sent.run.id, 'waiting_takeover']]);
 
     // While the person works, a new message queues behind the parked run.
     const queued = await harness.send(user, sessionId, 'Hello, are you there?');

@@ -2,9 +2,11 @@ import { Controller, Get, Post } from '@nestjs/common';
 import {
   answerRunRequestSchema,
   runEventViewSchema,
+  runListViewSchema,
   runViewSchema,
   type AnswerRunRequest,
   type RunEventView,
+  type RunListView,
   type RunView,
 } from '@lazyboy/contracts';
 import { z } from 'zod';
@@ -52,5 +54,20 @@ export class RunsController {
     @ZodBody(answerRunRequestSchema) body: AnswerRunRequest,
   ): Promise<RunView> {
     return this.runs.answer(principal, runId, body.text);
+  }
+}
+
+@Controller('api/workspaces/:workspaceId/runs')
+export class WorkspaceRunsController {
+  constructor(private readonly runs: RunsService) {}
+
+  @Get('active')
+  @ApiRoute({
+    summary: "The workspace's queued, executing and parked runs, oldest first: what each agent is busy with",
+    response: runListViewSchema,
+    tag: 'runs',
+  })
+  async active(@CurrentPrincipal() principal: Principal, @IdParam('workspaceId') workspaceId: string): Promise<RunListView> {
+    return { items: await this.runs.activeInWorkspace(principal, workspaceId) };
   }
 }

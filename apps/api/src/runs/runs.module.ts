@@ -4,13 +4,13 @@ import { ComputersModule } from '../computers/computers.module.js';
 import { RunExecutor } from './run-executor.service.js';
 import { RunMessagesRepository } from './run-messages.repository.js';
 import { RunSignals } from './run-signals.js';
-import { RunsController } from './runs.controller.js';
+import { RunsController, WorkspaceRunsController } from './runs.controller.js';
 import { RunsRepository } from './runs.repository.js';
 import { RunsService } from './runs.service.js';
 
 @Module({
   imports: [BotsModule, ComputersModule],
-  controllers: [RunsController],
+  controllers: [RunsController, WorkspaceRunsController],
   providers: [RunsRepository, RunMessagesRepository, RunSignals, RunsService, RunExecutor],
   exports: [RunsService, RunsRepository, RunExecutor],
 })

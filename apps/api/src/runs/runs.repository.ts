@@ -248,6 +248,14 @@ export class RunsRepository {
     return this.prisma.run.findFirst({ where: { botId, status: { in: [...statuses] } }, orderBy: { createdAt: 'asc' } });
   }
 
+  async activeInWorkspace(workspaceId: string): Promise<Run[]> {
+    return this.prisma.run.findMany({
+      where: { workspaceId, status: { in: ['queued', ...ACTIVE_RUN_STATUSES] } },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      take: 500,
+    });
+  }
+
   async activeRunsOfSession(sessionId: string): Promise<Run[]> {
     return this.prisma.run.findMany({ where: { sessionId, status: { in: ['queued', ...ACTIVE_RUN_STATUSES] } } });
   }

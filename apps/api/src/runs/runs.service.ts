@@ -5,6 +5,7 @@ import { ApiError, notFound } from '../common/api-error.js';
 import type { Principal } from '../auth/principal.js';
 import { ScreenControlService } from '../computers/screen-control.service.js';
 import { RealtimePublisher } from '../realtime/realtime-publisher.js';
+import { WorkspaceAccess } from '../tenancy/workspace-access.js';
 import { RunSignals } from './run-signals.js';
 import { RunsRepository } from './runs.repository.js';
 import { toRunView } from './run-views.js';
@@ -17,6 +18,7 @@ export class RunsService implements OnModuleInit {
     private readonly signals: RunSignals,
     private readonly realtime: RealtimePublisher,
     private readonly control: ScreenControlService,
+    private readonly access: WorkspaceAccess,
   ) {}
 
   onModuleInit(): void {
@@ -26,6 +28,11 @@ export class RunsService implements OnModuleInit {
 
   async get(principal: Principal, runId: string): Promise<RunView> {
     return toRunView(await this.visible(principal, runId));
+  }
+
+  async activeInWorkspace(principal: Principal, workspaceId: string): Promise<RunView[]> {
+    await this.access.require(principal, workspaceId);
+    return (await this.runs.activeInWorkspace(workspaceId)).map(toRunView);
   }
 
   async events(principal: Principal, runId: string, afterSeq: number, limit: number): Promise<RunEventView[]> {

@@ -1,4 +1,4 @@
-import { Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
 import {
   createSessionRequestSchema,
   messageViewSchema,
@@ -7,12 +7,14 @@ import {
   postMessageRequestSchema,
   postMessageResponseSchema,
   sessionViewSchema,
+  updateSessionRequestSchema,
   type CreateSessionRequest,
   type MessageView,
   type PageQuery,
   type PostMessageRequest,
   type PostMessageResponse,
   type SessionView,
+  type UpdateSessionRequest,
 } from '@lazyboy/contracts';
 import { z } from 'zod';
 import { CurrentPrincipal, type Principal } from '../auth/principal.js';
@@ -44,6 +46,16 @@ export class SessionsController {
   @ApiRoute({ summary: 'One chat', response: sessionViewSchema, tag: 'sessions' })
   get(@CurrentPrincipal() principal: Principal, @IdParam('sessionId') sessionId: string): Promise<SessionView> {
     return this.sessions.get(principal, sessionId);
+  }
+
+  @Patch('sessions/:sessionId')
+  @ApiRoute({ summary: 'Rename a chat', response: sessionViewSchema, tag: 'sessions' })
+  rename(
+    @CurrentPrincipal() principal: Principal,
+    @IdParam('sessionId') sessionId: string,
+    @ZodBody(updateSessionRequestSchema) body: UpdateSessionRequest,
+  ): Promise<SessionView> {
+    return this.sessions.rename(principal, sessionId, body.title);
   }
 
   @Delete('sessions/:sessionId')

@@ -61,6 +61,10 @@ export class SessionsRepository {
     return this.prisma.session.findMany({ where: { botId }, orderBy: [{ lastMessageAt: 'desc' }, { id: 'desc' }], take: limit });
   }
 
+  async rename(sessionId: string, title: string): Promise<Session> {
+    return this.prisma.session.update({ where: { id: sessionId }, data: { title } });
+  }
+
   async delete(sessionId: string): Promise<void> {
     await this.prisma.session.delete({ where: { id: sessionId } });
   }

@@ -36,6 +36,11 @@ export class SessionsService {
     return toSessionView(await this.visible(principal, sessionId));
   }
 
+  async rename(principal: Principal, sessionId: string, title: string): Promise<SessionView> {
+    const session = await this.visible(principal, sessionId);
+    return toSessionView(await this.sessions.rename(session.id, title));
+  }
+
   async delete(principal: Principal, sessionId: string): Promise<void> {
     const session = await this.visible(principal, sessionId);
     await this.runs.stopSessionRuns(session.id);

@@ -31,6 +31,10 @@ export const runViewSchema = z.object({
 });
 export type RunView = z.infer<typeof runViewSchema>;
 
+/** Runs of a workspace that are queued, executing or parked: what each agent is busy with now. */
+export const runListViewSchema = z.object({ items: z.array(runViewSchema) });
+export type RunListView = z.infer<typeof runListViewSchema>;
+
 /** Answers a run parked in waiting_input (the same as posting the next message in its chat). */
 export const answerRunRequestSchema = z.strictObject({ text: z.string().trim().min(1).max(20_000) });
 export type AnswerRunRequest = z.infer<typeof answerRunRequestSchema>;

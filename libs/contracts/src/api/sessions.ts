@@ -6,6 +6,10 @@ import { runViewSchema } from './runs.js';
 export const createSessionRequestSchema = z.strictObject({ title: z.string().trim().max(200).optional() });
 export type CreateSessionRequest = z.infer<typeof createSessionRequestSchema>;
 
+/** Renames a chat; an empty title shows the chat by its first message. */
+export const updateSessionRequestSchema = z.strictObject({ title: z.string().trim().max(200) });
+export type UpdateSessionRequest = z.infer<typeof updateSessionRequestSchema>;
+
 export const sessionViewSchema = z.object({
   id: idSchema,
   workspaceId: idSchema,
