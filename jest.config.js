@@ -12,7 +12,13 @@ export default {
   // Workspace packages resolve to their TypeScript sources, so tests never need a build.
   testEnvironmentOptions: { customExportConditions: ['@lazyboy/source', 'node', 'node-addons'] },
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
-  testMatch: ['<rootDir>/apps/*/src/**/*.spec.ts', '<rootDir>/libs/*/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
+  testMatch: [
+    '<rootDir>/apps/*/src/**/*.spec.ts',
+    '<rootDir>/apps/web/server/**/*.spec.ts',
+    '<rootDir>/apps/web/lib/**/*.spec.ts',
+    '<rootDir>/libs/*/src/**/*.spec.ts',
+    '<rootDir>/test/**/*.spec.ts',
+  ],
   testPathIgnorePatterns: ['/node_modules/', '/dist/', '/.next/'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',

@@ -89,9 +89,13 @@ describe('lazyboy up (the embedded local stack)', () => {
       const readyz = await fetch(`http://127.0.0.1:${state.ports.api}/readyz`);
       expect(readyz.status).toBe(200);
       expect(await readyz.json()).toMatchObject({ status: 'ready', failing: [] });
-      const home = await fetch(webUrl);
-      expect(home.status).toBe(200);
-      expect(await home.text()).toContain('一切就緒');
+      // The web app answers in Traditional Chinese, and the API answers through it (one origin for the browser).
+      const login = await fetch(`${webUrl}/login`);
+      expect(login.status).toBe(200);
+      expect(await login.text()).toContain('<html lang="zh-TW"');
+      const me = await fetch(`${webUrl}/api/auth/me`);
+      expect(me.status).toBe(401);
+      expect(await me.json()).toMatchObject({ error: { code: 'UNAUTHENTICATED' } });
 
       const status = runCli(['status'], env);
       expect(status.code).toBe(0);

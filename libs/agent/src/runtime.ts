@@ -174,8 +174,12 @@ export class Runtime {
 
         state.history.push({ role: 'assistant', content: response.text || null, toolCalls: response.toolCalls });
         const executed = await this.executeBatch(state, response.toolCalls, signal);
+        const planBefore = state.plan;
         const verdict = this.applyDirectives(state, executed);
         if (verdict) return this.finish(state, verdict);
+        // A new plan is saved at once: whoever shows the checklist reads it from the checkpoint, and the
+        // next save would only come after another model round.
+        if (state.plan !== planBefore) await this.save(state);
 
         const madeProgress = executed.some((e) => !e.invalid && this.registry.get(e.call.name)?.kind !== 'control');
         const streak = identical.observe({

@@ -151,6 +151,8 @@ export type WorkerEnv = z.infer<typeof workerEnvSchema>;
 
 export const webEnvSchema = z.object({
   LAZYBOY_API_URL: z.string().url().default('http://127.0.0.1:3100').describe('Where the web server reaches the API'),
+  LAZYBOY_WEB_HOST: z.string().min(1).default('127.0.0.1').describe('Address the web server binds'),
+  LAZYBOY_WEB_PORT: port(3101).describe('Port the web server listens on'),
 });
 export type WebEnv = z.infer<typeof webEnvSchema>;
 

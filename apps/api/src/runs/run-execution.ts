@@ -221,13 +221,16 @@ export class RunExecution {
     const step = inflight ? describeStep(inflight.name, safeJson(inflight.arguments)) : 'thinking';
     const changed = step !== this.lastStep;
     this.lastStep = step;
+    const plan = checkpoint.plan.map(({ title, status }) => ({ title, status }));
+    const planChanged = JSON.stringify(plan) !== JSON.stringify(this.view.plan);
     try {
       await this.deps.runs.saveState(this.lease, { agent: checkpoint }, this.deps.leaseMs, changed ? step : undefined);
     } catch (error) {
       if (error instanceof StaleLeaseError) this.stop('lease_lost');
       throw error;
     }
-    if (changed) await this.publish({ busyStep: step, roundsUsed: checkpoint.roundsUsed });
+    // The busy step and the plan checklist reach people with the checkpoint that holds them.
+    if (changed || planChanged) await this.publish({ busyStep: step, roundsUsed: checkpoint.roundsUsed, plan });
   }
 
   private async renew(): Promise<void> {

@@ -1,6 +1,6 @@
 import type { RunView } from '@lazyboy/contracts';
 import type { Run } from '../persistence/generated/client.js';
-import { pendingQuestionOf } from './run-state.js';
+import { pendingQuestionOf, readRunState } from './run-state.js';
 
 export function toRunView(run: Run): RunView {
   const question = run.status === 'waiting_input' || run.status === 'waiting_takeover' ? pendingQuestionOf(run.checkpoint) : null;
@@ -14,6 +14,7 @@ export function toRunView(run: Run): RunView {
     status: run.status,
     busyStep: run.busyStep,
     roundsUsed: run.roundsUsed,
+    plan: (readRunState(run.checkpoint)?.agent.plan ?? []).map(({ title, status }) => ({ title, status })),
     question: question
       ? { kind: question.kind, prompt: question.prompt, ...(question.draft === undefined ? {} : { draft: question.draft }) }
       : null,

@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { ManagedProcess, repoRoot, tail, waitForPort } from '@lazyboy/localstack';
 import { logFile, type StackLayout } from './stack-layout.js';
@@ -58,13 +57,18 @@ export function startApi(ctx: AppProcessContext): Promise<ManagedProcess> {
 
 export function startWeb(ctx: AppProcessContext): Promise<ManagedProcess> {
   const webDir = path.join(repoRoot, 'apps/web');
-  const nextBin = createRequire(path.join(webDir, 'package.json')).resolve('next/dist/bin/next');
   const web = new ManagedProcess({
     name: 'web',
     command: process.execPath,
-    args: [nextBin, 'start', '--port', String(ctx.ports.web), '--hostname', ctx.webHost],
+    // The custom server: Next.js plus the one-origin proxy to the API and its websockets.
+    args: [path.join(webDir, 'dist/server/main.js')],
     cwd: webDir,
-    env: { ...baseEnv(), LAZYBOY_API_URL: `http://127.0.0.1:${ctx.ports.api}` },
+    env: {
+      ...baseEnv(),
+      LAZYBOY_API_URL: `http://127.0.0.1:${ctx.ports.api}`,
+      LAZYBOY_WEB_HOST: ctx.webHost,
+      LAZYBOY_WEB_PORT: String(ctx.ports.web),
+    },
     logFile: logFile(ctx.layout, 'web'),
   });
   return answering(ctx, `http://${urlHost(ctx.webHost)}:${ctx.ports.web}/healthz`, web);

@@ -9,6 +9,13 @@ export const pendingQuestionViewSchema = z.object({
   draft: z.string().optional(),
 });
 
+/** One step of the checklist the agent keeps for a multi-stage task (its update_plan tool). */
+export const planStepViewSchema = z.object({
+  title: z.string(),
+  status: z.enum(['pending', 'active', 'done', 'dropped']),
+});
+export type PlanStepView = z.infer<typeof planStepViewSchema>;
+
 export const runViewSchema = z.object({
   id: idSchema,
   workspaceId: idSchema,
@@ -19,6 +26,8 @@ export const runViewSchema = z.object({
   /** What the agent is doing right now (thinking, booting the computer, the current action). */
   busyStep: z.string().nullable(),
   roundsUsed: z.number().int(),
+  /** The agent's plan checklist as it last saved it (empty when it keeps none). */
+  plan: z.array(planStepViewSchema),
   question: pendingQuestionViewSchema.nullable(),
   /** The final summary or blocked reason. */
   resultText: z.string().nullable(),

@@ -1,0 +1,5 @@
+import { AgentHome } from '../../components/agent-home';
+
+export default function HomePage() {
+  return <AgentHome />;
+}

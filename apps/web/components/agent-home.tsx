@@ -1,0 +1,70 @@
+'use client';
+
+import Link from 'next/link';
+import { fill } from '../locales';
+import { agentStatusLabel } from '../lib/agent-status-label';
+import { botStatus } from '../lib/bot-status';
+import { useT } from '../lib/i18n';
+import { useShell } from '../lib/shell-context';
+import { Blobatar } from './blobatar';
+import { NewAgentForm } from './new-agent-form';
+
+/** `/`: the workspace's agents as cards; on a phone this is the way in, with the drawer closed. */
+export function AgentHome() {
+  const t = useT();
+  const { me, workspace, bots, runs, openDrawer } = useShell();
+  return (
+    <div className="home">
+      <header className="home-header">
+        <button
+          type="button"
+          className="icon-button drawer-toggle"
+          data-testid="drawer-toggle"
+          aria-label={t.openMenu}
+          onClick={openDrawer}
+        >
+          ☰
+        </button>
+        <div>
+          <h1>{fill(t.welcome, { name: me.user.displayName })}</h1>
+          <p className="home-sub">{fill(t.homeIntro, { workspace: workspace.name })}</p>
+        </div>
+      </header>
+      {bots === null ? (
+        <p className="chat-loading">{t.loading}</p>
+      ) : (
+        <>
+          {bots.length === 0 && (
+            <div className="home-empty" data-testid="home-empty">
+              <Blobatar seed="lazyboy" size={96} />
+              <p>{t.homeEmpty}</p>
+            </div>
+          )}
+          <ul className="agent-cards">
+            {bots.map((bot) => {
+              const status = botStatus(runs, bot.id);
+              return (
+                <li key={bot.id}>
+                  <Link
+                    href={`/agents/${bot.id}`}
+                    className="agent-card"
+                    data-testid="agent-card"
+                    data-bot-id={bot.id}
+                    data-status={status.kind}
+                  >
+                    <Blobatar seed={bot.avatarSeed} size={64} status={status.kind} />
+                    <span className="agent-card-name">{bot.name}</span>
+                    <span className="agent-card-status">{agentStatusLabel(status, t)}</span>
+                  </Link>
+                </li>
+              );
+            })}
+          </ul>
+          <div className="home-new">
+            <NewAgentForm testIdPrefix="home-new-agent" />
+          </div>
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,130 @@
+'use client';
+
+import { useEffect, useId, useState, type FormEvent } from 'react';
+import { useRouter } from 'next/navigation';
+import { PASSWORD_MIN_LENGTH } from '@lazyboy/contracts';
+import { fill } from '../locales';
+import { ApiError } from '../lib/api';
+import { auth } from '../lib/endpoints';
+import { errorText } from '../lib/error-text';
+import { useT } from '../lib/i18n';
+import { closeRealtime } from '../lib/realtime';
+
+type Mode = 'login' | 'signup';
+
+/** Sign in, or create an account (which comes with a personal workspace and signs in too). */
+export function LoginForm() {
+  const t = useT();
+  const router = useRouter();
+  const [mode, setMode] = useState<Mode>('login');
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [displayName, setDisplayName] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const ids = { email: useId(), password: useId(), name: useId() };
+
+  // Already signed in (a bookmark to /login, the back button): straight to the app.
+  useEffect(() => {
+    const abort = new AbortController();
+    auth
+      .me(abort.signal)
+      .then(() => router.replace('/'))
+      .catch(() => undefined);
+    return () => abort.abort();
+  }, [router]);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (busy) return;
+    setBusy(true);
+    setError(null);
+    try {
+      if (mode === 'login') await auth.login({ email: email.trim(), password });
+      else await auth.signup({ email: email.trim(), password, displayName: displayName.trim() });
+      // The realtime handshake carries the cookie: a socket from before the login would be anonymous.
+      closeRealtime();
+      router.replace('/');
+    } catch (failure) {
+      setError(mode === 'login' && failure instanceof ApiError && failure.status === 401 ? t.loginFailed : errorText(failure, t));
+      setBusy(false);
+    }
+  }
+
+  const signup = mode === 'signup';
+  return (
+    <main className="login-page">
+      <form className="login-card" data-testid="login-form" data-mode={mode} onSubmit={(event) => void submit(event)}>
+        <img src="/icons/icon.svg" alt="" width={64} height={64} className="login-logo" />
+        <h1>{t.appName}</h1>
+        <p className="login-tagline">{t.tagline}</p>
+        <h2 className="login-heading">{signup ? t.signupTitle : t.loginTitle}</h2>
+        {signup && (
+          <>
+            <label htmlFor={ids.name} className="field-label">
+              {t.displayName}
+            </label>
+            <input
+              id={ids.name}
+              data-testid="login-display-name"
+              value={displayName}
+              required
+              maxLength={80}
+              autoComplete="name"
+              onChange={(event) => setDisplayName(event.target.value)}
+            />
+          </>
+        )}
+        <label htmlFor={ids.email} className="field-label">
+          {t.email}
+        </label>
+        <input
+          id={ids.email}
+          data-testid="login-email"
+          type="email"
+          value={email}
+          required
+          autoComplete="email"
+          autoFocus
+          onChange={(event) => setEmail(event.target.value)}
+        />
+        <label htmlFor={ids.password} className="field-label">
+          {t.password}
+        </label>
+        <input
+          id={ids.password}
+          data-testid="login-password"
+          type="password"
+          value={password}
+          required
+          minLength={signup ? PASSWORD_MIN_LENGTH : 1}
+          autoComplete={signup ? 'new-password' : 'current-password'}
+          onChange={(event) => setPassword(event.target.value)}
+        />
+        {signup && <p className="field-hint">{fill(t.passwordHint, { min: PASSWORD_MIN_LENGTH })}</p>}
+        {error && (
+          <p className="form-error" role="alert" data-testid="login-error">
+            {error}
+          </p>
+        )}
+        <button type="submit" className="button button-primary button-wide" data-testid="login-submit" disabled={busy}>
+          {busy ? t.pleaseWait : signup ? t.signupSubmit : t.loginSubmit}
+        </button>
+        <p className="login-switch">
+          {signup ? t.haveAccount : t.noAccount}{' '}
+          <button
+            type="button"
+            className="button-link"
+            data-testid="login-toggle-mode"
+            onClick={() => {
+              setMode(signup ? 'login' : 'signup');
+              setError(null);
+            }}
+          >
+            {signup ? t.switchToLogin : t.switchToSignup}
+          </button>
+        </p>
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,117 @@
+'use client';
+
+import { useState, type FormEvent } from 'react';
+import type { RunView } from '@lazyboy/contracts';
+import { bots as botsApi } from '../lib/endpoints';
+import { errorText } from '../lib/error-text';
+import { useT } from '../lib/i18n';
+
+type Question = NonNullable<RunView['question']>;
+
+interface PendingQuestionProps {
+  botId: string;
+  question: Question;
+  /** Posting a chat message answers a run parked on a question (and shows the answer in the chat). */
+  onAnswer(text: string): void;
+  onOpenComputer(): void;
+}
+
+/** The question a parked run waits on, answerable right here. */
+export function PendingQuestion({ botId, question, onAnswer, onOpenComputer }: PendingQuestionProps) {
+  const t = useT();
+  const [text, setText] = useState('');
+  const [releasing, setReleasing] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    const answer = text.trim();
+    if (!answer) return;
+    onAnswer(answer);
+    setText('');
+  }
+
+  async function release() {
+    setReleasing(true);
+    setError(null);
+    try {
+      await botsApi.releaseComputer(botId);
+    } catch (failure) {
+      setError(errorText(failure, t));
+    } finally {
+      setReleasing(false);
+    }
+  }
+
+  const title =
+    question.kind === 'confirm'
+      ? t.questionConfirmTitle
+      : question.kind === 'input'
+        ? t.questionInputTitle
+        : t.questionTakeoverTitle;
+  return (
+    <section className="question" data-testid="pending-question" data-kind={question.kind}>
+      <header className="question-title">{title}</header>
+      <p className="question-prompt">{question.prompt}</p>
+      {question.draft && <pre className="question-draft">{question.draft}</pre>}
+      {question.kind === 'input' && (
+        <form className="question-answer" onSubmit={submit}>
+          <textarea
+            data-testid="question-answer"
+            value={text}
+            rows={2}
+            placeholder={t.questionAnswerPlaceholder}
+            onChange={(event) => setText(event.target.value)}
+          />
+          <button type="submit" className="button button-primary" data-testid="question-submit" disabled={!text.trim()}>
+            {t.questionAnswer}
+          </button>
+        </form>
+      )}
+      {question.kind === 'confirm' && (
+        <div className="form-actions">
+          <button
+            type="button"
+            className="button button-danger-quiet"
+            data-testid="question-reject"
+            onClick={() => onAnswer(t.confirmRejectReply)}
+          >
+            {t.questionReject}
+          </button>
+          <button
+            type="button"
+            className="button button-primary"
+            data-testid="question-approve"
+            onClick={() => onAnswer(t.confirmApproveReply)}
+          >
+            {t.questionApprove}
+          </button>
+        </div>
+      )}
+      {(question.kind === 'takeover' || question.kind === 'handoff') && (
+        <>
+          <p className="question-hint">{t.questionTakeoverHint}</p>
+          <div className="form-actions">
+            <button
+              type="button"
+              className="button button-quiet"
+              data-testid="question-release"
+              disabled={releasing}
+              onClick={() => void release()}
+            >
+              {t.questionRelease}
+            </button>
+            <button type="button" className="button button-primary" data-testid="question-open-computer" onClick={onOpenComputer}>
+              {t.questionOpenComputer}
+            </button>
+          </div>
+        </>
+      )}
+      {error && (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,42 @@
+'use client';
+
+import Link from 'next/link';
+import { useT } from '../lib/i18n';
+import { useShell } from '../lib/shell-context';
+import { AgentList } from './agent-list';
+import { NewAgentForm } from './new-agent-form';
+import { UserMenu } from './user-menu';
+import { WorkspaceSwitcher } from './workspace-switcher';
+
+/** Left column on wide screens, a drawer on phones (globals.css decides which). */
+export function Sidebar({ onClose }: { onClose(): void }) {
+  const t = useT();
+  const { me } = useShell();
+  return (
+    <aside className="sidebar" data-testid="sidebar" aria-label={t.sidebarLabel}>
+      <div className="sidebar-head">
+        <Link href="/" className="brand">
+          <img src="/icons/icon.svg" alt="" width={28} height={28} />
+          <span>{t.appName}</span>
+        </Link>
+        <button type="button" className="icon-button sidebar-close" onClick={onClose} aria-label={t.closeMenu}>
+          ✕
+        </button>
+      </div>
+      <WorkspaceSwitcher />
+      <div className="sidebar-section">
+        <h2 className="sidebar-title">{t.agents}</h2>
+        <NewAgentForm />
+      </div>
+      <AgentList />
+      <div className="sidebar-foot">
+        {me.user.isAdmin && (
+          <Link href="/admin" className="sidebar-link" data-testid="admin-link">
+            {t.adminLink}
+          </Link>
+        )}
+        <UserMenu />
+      </div>
+    </aside>
+  );
+}

@@ -1,0 +1,84 @@
+import type { RunStatus, RunView } from '@lazyboy/contracts';
+
+// What an agent is doing, as the sidebar, the avatar and the busy line show it, derived from its runs.
+// No relative imports here: the unit test runs this module under the repo's NodeNext Jest setup too.
+
+export type AgentStatusKind = 'idle' | 'queued' | 'thinking' | 'booting' | 'waking' | 'acting' | 'waiting';
+
+export type AgentStatus =
+  | { kind: 'idle' | 'queued' | 'thinking' | 'booting' | 'waking' }
+  /** `action` is the API's description of the tool call ("browser click 3", "shell: ls"). */
+  | { kind: 'acting'; action: string }
+  | { kind: 'waiting'; on: 'input' | 'takeover' };
+
+/** The busy steps the API writes besides tool descriptions (run-execution.ts, computers.service.ts). */
+export const BUSY_STEP_THINKING = 'thinking';
+export const BUSY_STEP_BOOTING = 'booting the computer';
+export const BUSY_STEP_WAKING = 'waking the computer';
+
+const FINAL: ReadonlySet<RunStatus> = new Set<RunStatus>(['completed', 'blocked', 'failed', 'cancelled']);
+
+export function isFinalRun(run: Pick<RunView, 'status'>): boolean {
+  return FINAL.has(run.status);
+}
+
+/** The agent's status from its most relevant run (see pickStatusRun); idle without one. */
+export function agentStatus(run: Pick<RunView, 'status' | 'busyStep'> | null | undefined): AgentStatus {
+  if (!run) return { kind: 'idle' };
+  switch (run.status) {
+    case 'completed':
+    case 'blocked':
+    case 'failed':
+    case 'cancelled':
+      return { kind: 'idle' };
+    case 'queued':
+      return { kind: 'queued' };
+    case 'waiting_input':
+      return { kind: 'waiting', on: 'input' };
+    case 'waiting_takeover':
+      return { kind: 'waiting', on: 'takeover' };
+    case 'leased':
+    case 'running':
+      return fromBusyStep(run.busyStep);
+  }
+}
+
+function fromBusyStep(busyStep: string | null): AgentStatus {
+  const step = busyStep?.trim() ?? '';
+  // A leased run has no step yet: its executor is about to think.
+  if (step === '' || step === BUSY_STEP_THINKING) return { kind: 'thinking' };
+  if (step === BUSY_STEP_BOOTING) return { kind: 'booting' };
+  if (step === BUSY_STEP_WAKING) return { kind: 'waking' };
+  return { kind: 'acting', action: step };
+}
+
+/** Higher wins: an agent working on one run while others queue behind it is working, not queued. */
+const WEIGHT: Record<RunStatus, number> = {
+  waiting_input: 4,
+  waiting_takeover: 4,
+  running: 3,
+  leased: 2,
+  queued: 1,
+  completed: 0,
+  blocked: 0,
+  failed: 0,
+  cancelled: 0,
+};
+
+/**
+ * The run that decides an agent's status among its known runs: the one holding the agent (active), else
+ * the oldest queued one (it starts next). Runs that are over never count.
+ */
+export function pickStatusRun<R extends Pick<RunView, 'status' | 'createdAt'>>(runs: Iterable<R>): R | null {
+  let best: R | null = null;
+  for (const run of runs) {
+    if (isFinalRun(run)) continue;
+    if (
+      !best ||
+      WEIGHT[run.status] > WEIGHT[best.status] ||
+      (WEIGHT[run.status] === WEIGHT[best.status] && run.createdAt < best.createdAt)
+    )
+      best = run;
+  }
+  return best;
+}

@@ -1,0 +1,92 @@
+import { apiErrorBodySchema, type ApiErrorCode } from '@lazyboy/contracts';
+
+/** The API's own codes, plus the two failures that never reach it or come back unreadable. */
+export type ClientErrorCode = ApiErrorCode | 'NETWORK' | 'UNREADABLE';
+
+export class ApiError extends Error {
+  constructor(
+    readonly code: ClientErrorCode,
+    message: string,
+    /** 0 when the request never got an answer. */
+    readonly status: number,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  /** Nothing came back: the same request may be sent again (message posts carry a nonce for this). */
+  get isNetwork(): boolean {
+    return this.code === 'NETWORK';
+  }
+}
+
+type Listener = () => void;
+const unauthenticatedListeners = new Set<Listener>();
+
+/** Called whenever a request answers 401: the session cookie expired or was revoked. */
+export function onUnauthenticated(listener: Listener): () => void {
+  unauthenticatedListeners.add(listener);
+  return () => unauthenticatedListeners.delete(listener);
+}
+
+export function notifyUnauthenticated(): void {
+  for (const listener of unauthenticatedListeners) listener();
+}
+
+export interface RequestOptions {
+  method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  body?: unknown;
+  signal?: AbortSignal;
+}
+
+/**
+ * Same-origin JSON request to the API (the web server proxies /api/*, the session cookie rides along).
+ * Resolves with the parsed body (undefined for 204); rejects with an ApiError carrying the API's message.
+ */
+export async function apiRequest<T>(path: string, { method = 'GET', body, signal }: RequestOptions = {}): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method,
+      credentials: 'same-origin',
+      headers:
+        body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      cache: 'no-store',
+      signal,
+    });
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    throw new ApiError('NETWORK', error instanceof Error ? error.message : String(error), 0);
+  }
+  if (res.status === 401) notifyUnauthenticated();
+  if (!res.ok) throw await errorOf(res);
+  if (res.status === 204) return undefined as T;
+  const text = await res.text();
+  if (text === '') return undefined as T;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new ApiError('UNREADABLE', `unreadable answer (${res.status})`, res.status);
+  }
+}
+
+async function errorOf(res: Response): Promise<ApiError> {
+  let json: unknown = null;
+  try {
+    json = await res.json();
+  } catch {
+    // A proxy's HTML error page, or nothing at all: the status alone has to do.
+  }
+  const parsed = apiErrorBodySchema.safeParse(json);
+  if (parsed.success) return new ApiError(parsed.data.error.code, parsed.data.error.message, res.status);
+  // A gateway in front of the API (the API itself is down): as good as no answer.
+  const code: ClientErrorCode =
+    res.status === 502 || res.status === 504 ? 'NETWORK' : res.status >= 500 ? 'INTERNAL' : 'UNREADABLE';
+  return new ApiError(code, `${res.status} ${res.statusText}`.trim(), res.status);
+}
+
+/** True for an aborted fetch (a component unmounted): such errors are nobody's business. */
+export function isAbort(error: unknown): boolean {
+  return error instanceof DOMException && error.name === 'AbortError';
+}

@@ -1,0 +1,63 @@
+import { describe, expect, it } from '@jest/globals';
+import type { RunStatus, RunView } from '@lazyboy/contracts';
+import { EMPTY_RUNS, applyRunSnapshot, applyRunUpdate, runsOfBot, runsOfSession } from './runs-store.js';
+
+function run(id: string, status: RunStatus, extra: Partial<RunView> = {}): RunView {
+  return {
+    id,
+    workspaceId: 'w',
+    botId: 'b1',
+    sessionId: 's1',
+    kind: 'general',
+    status,
+    busyStep: null,
+    roundsUsed: 0,
+    plan: [],
+    question: null,
+    resultText: null,
+    errorCode: null,
+    errorMessage: null,
+    cancelRequested: false,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    startedAt: null,
+    finishedAt: null,
+    ...extra,
+  };
+}
+
+describe('runs store', () => {
+  it('keeps runs until they are over, and never brings an ended one back', () => {
+    let state = applyRunUpdate(EMPTY_RUNS, run('r1', 'queued'));
+    state = applyRunUpdate(state, run('r1', 'running', { busyStep: 'thinking' }));
+    expect(state.byId.get('r1')?.status).toBe('running');
+    state = applyRunUpdate(state, run('r1', 'completed'));
+    expect(state.byId.has('r1')).toBe(false);
+    state = applyRunUpdate(state, run('r1', 'running'));
+    expect(state.byId.has('r1')).toBe(false);
+    state = applyRunSnapshot(state, [run('r1', 'running')], 0);
+    expect(state.byId.has('r1')).toBe(false);
+  });
+
+  it('lets events that arrived while the snapshot was on its way win over it', () => {
+    const requestedAt = EMPTY_RUNS.version;
+    let state = applyRunUpdate(EMPTY_RUNS, run('r1', 'running', { busyStep: 'browser click 2' }));
+    state = applyRunUpdate(state, run('r2', 'queued'));
+    state = applyRunSnapshot(state, [run('r1', 'queued'), run('r3', 'waiting_input')], requestedAt);
+    expect(state.byId.get('r1')?.busyStep).toBe('browser click 2');
+    expect(state.byId.has('r2')).toBe(true);
+    expect(state.byId.get('r3')?.status).toBe('waiting_input');
+  });
+
+  it('drops runs a newer snapshot no longer lists', () => {
+    let state = applyRunUpdate(EMPTY_RUNS, run('r1', 'running'));
+    state = applyRunSnapshot(state, [], state.version);
+    expect(state.byId.size).toBe(0);
+  });
+
+  it('selects the runs of an agent and of a chat', () => {
+    let state = applyRunUpdate(EMPTY_RUNS, run('r1', 'running'));
+    state = applyRunUpdate(state, run('r2', 'queued', { botId: 'b2', sessionId: 's2' }));
+    expect(runsOfBot(state, 'b2').map((r) => r.id)).toEqual(['r2']);
+    expect(runsOfSession(state, 's1').map((r) => r.id)).toEqual(['r1']);
+  });
+});

@@ -1,0 +1,29 @@
+'use client';
+
+import { createContext, useContext } from 'react';
+import type { BotView, MeView, RunView, WorkspaceSummaryView } from '@lazyboy/contracts';
+import type { RunsState } from './runs-store';
+
+/** What the signed-in app shell knows and every page inside it uses. */
+export interface ShellValue {
+  me: MeView;
+  workspace: WorkspaceSummaryView;
+  /** The workspace's agents, oldest first; null while loading. */
+  bots: BotView[] | null;
+  /** Queued and active runs of the workspace, kept live by realtime events. */
+  runs: RunsState;
+  upsertRun(run: RunView): void;
+  putBot(bot: BotView): void;
+  dropBot(botId: string): void;
+  /** Switches workspace; goes to the home page unless `keepPage` (a link into the other workspace). */
+  selectWorkspace(workspaceId: string, options?: { keepPage?: boolean }): void;
+  openDrawer(): void;
+}
+
+export const ShellContext = createContext<ShellValue | null>(null);
+
+export function useShell(): ShellValue {
+  const value = useContext(ShellContext);
+  if (!value) throw new Error('useShell outside the app shell');
+  return value;
+}

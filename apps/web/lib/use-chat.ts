@@ -1,0 +1,151 @@
+'use client';
+
+import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
+import type { RunView } from '@lazyboy/contracts';
+import { isAbort } from './api';
+import { DRAFT_CHAT, EMPTY_CHAT, chatReducer, type ChatState, type PendingMessage } from './chat-state';
+import { sessions as sessionsApi } from './endpoints';
+import { errorText } from './error-text';
+import { useT } from './i18n';
+import { newClientNonce } from './nonce';
+import { useRealtimeEvents, useRealtimeRoom } from './realtime';
+
+export interface ChatCallbacks {
+  /** Creates the chat for the first message of a draft; resolves with its id. */
+  createSession(firstText: string): Promise<string>;
+  /** The API accepted a message: its run joins the workspace's runs. */
+  onRun(run: RunView): void;
+  /** Something was written in the chat (it moves up the chat list). */
+  onActivity(sessionId: string, at: string): void;
+}
+
+export interface Chat extends ChatState {
+  loadingOlder: boolean;
+  send(text: string): void;
+  retry(message: PendingMessage): void;
+  loadOlder(): void;
+  reload(): void;
+}
+
+const PAGE = 50;
+
+/**
+ * One chat's messages: read once, then kept by message.created / messages.cleared events. Sending is
+ * optimistic: the message shows at once with its clientNonce, which a retry reuses, so the API (which
+ * dedupes by nonce) never stores it twice however often it is retried.
+ */
+export function useChat(sessionId: string | null, callbacks: ChatCallbacks): Chat {
+  const t = useT();
+  const [state, dispatch] = useReducer(chatReducer, sessionId ? EMPTY_CHAT : DRAFT_CHAT);
+  const [loadingOlder, setLoadingOlder] = useState(false);
+  const session = useRef(sessionId);
+  const creating = useRef<Promise<string> | null>(null);
+  const loaded = useRef(false);
+  const latestCallbacks = useRef(callbacks);
+  useEffect(() => {
+    latestCallbacks.current = callbacks;
+    session.current = sessionId ?? session.current;
+  });
+
+  const loadLatest = useCallback(
+    async (id: string, signal?: AbortSignal) => {
+      try {
+        const page = await sessionsApi.messages(id, { limit: PAGE }, signal);
+        dispatch({ type: 'latest', items: page.items, nextBefore: page.nextBefore });
+        loaded.current = true;
+      } catch (error) {
+        if (!isAbort(error)) dispatch({ type: 'load-failed', error: errorText(error, t) });
+      }
+    },
+    [t],
+  );
+
+  useEffect(() => {
+    if (!sessionId) return;
+    const abort = new AbortController();
+    void loadLatest(sessionId, abort.signal);
+    return () => abort.abort();
+  }, [sessionId, loadLatest]);
+
+  useRealtimeRoom(sessionId ? { kind: 'session', id: sessionId } : null, (initial) => {
+    // The first join only needs a reload when the first read may have happened before it.
+    if (sessionId && (!initial || loaded.current)) void loadLatest(sessionId);
+  });
+  useRealtimeEvents((event) => {
+    if (!sessionId) return;
+    if (event.type === 'message.created' && event.message.sessionId === sessionId) {
+      dispatch({ type: 'received', message: event.message });
+      latestCallbacks.current.onActivity(sessionId, event.message.createdAt);
+    } else if (event.type === 'messages.cleared' && event.sessionId === sessionId) {
+      dispatch({ type: 'cleared' });
+    }
+  });
+
+  const ensureSession = useCallback(async (firstText: string): Promise<string> => {
+    if (session.current) return session.current;
+    // Two quick messages in a draft create one chat, not two.
+    creating.current ??= latestCallbacks.current.createSession(firstText).then(
+      (id) => {
+        session.current = id;
+        return id;
+      },
+      (error: unknown) => {
+        creating.current = null;
+        throw error;
+      },
+    );
+    return creating.current;
+  }, []);
+
+  const deliver = useCallback(
+    async (clientNonce: string, text: string) => {
+      try {
+        const id = await ensureSession(text);
+        const answer = await sessionsApi.post(id, { text, clientNonce });
+        dispatch({ type: 'received', message: answer.message });
+        latestCallbacks.current.onRun(answer.run);
+        latestCallbacks.current.onActivity(id, answer.message.createdAt);
+      } catch (error) {
+        dispatch({ type: 'failed', clientNonce, error: errorText(error, t) });
+      }
+    },
+    [ensureSession, t],
+  );
+
+  const send = useCallback(
+    (text: string) => {
+      const clientNonce = newClientNonce();
+      dispatch({
+        type: 'pending',
+        message: { clientNonce, text, createdAt: new Date().toISOString(), state: 'sending', error: null },
+      });
+      void deliver(clientNonce, text);
+    },
+    [deliver],
+  );
+
+  const retry = useCallback(
+    (message: PendingMessage) => {
+      dispatch({ type: 'retrying', clientNonce: message.clientNonce });
+      void deliver(message.clientNonce, message.text);
+    },
+    [deliver],
+  );
+
+  const loadOlder = useCallback(() => {
+    const id = session.current;
+    if (!id || !state.nextBefore || loadingOlder) return;
+    setLoadingOlder(true);
+    sessionsApi
+      .messages(id, { limit: PAGE, before: state.nextBefore })
+      .then((page) => dispatch({ type: 'older', items: page.items, nextBefore: page.nextBefore }))
+      .catch((error: unknown) => dispatch({ type: 'load-failed', error: errorText(error, t) }))
+      .finally(() => setLoadingOlder(false));
+  }, [state.nextBefore, loadingOlder, t]);
+
+  const reload = useCallback(() => {
+    if (session.current) void loadLatest(session.current);
+  }, [loadLatest]);
+
+  return { ...state, loadingOlder, send, retry, loadOlder, reload };
+}

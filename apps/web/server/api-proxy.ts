@@ -1,0 +1,75 @@
+import http from 'node:http';
+import net from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { ApiErrorBody } from '@lazyboy/contracts';
+
+/**
+ * The browser talks to one origin: the web server passes `/api/*` and `/socket.io/*` through to the API,
+ * so the session cookie the API sets is first-party and websockets need no CORS. The API trusts a
+ * loopback proxy's X-Forwarded-For, so this proxy sets it to the caller's own address (never one the
+ * caller sent: that would let anyone pick the address the login rate limit counts).
+ */
+export function isApiPath(url: string | undefined): boolean {
+  return url !== undefined && /^\/(api|socket\.io)(\/|\?|$)/.test(url);
+}
+
+/** Request headers for the API: hop-by-hop ones dropped, the forwarding ones set by us. */
+function forwardedHeaders(req: http.IncomingMessage, keepUpgrade: boolean): http.OutgoingHttpHeaders {
+  const headers: http.OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name.startsWith('x-forwarded-') || name === 'forwarded') continue;
+    if (!keepUpgrade && (name === 'connection' || name === 'upgrade' || name === 'keep-alive')) continue;
+    headers[name] = value;
+  }
+  headers['x-forwarded-for'] = req.socket.remoteAddress ?? '';
+  headers['x-forwarded-proto'] = 'encrypted' in req.socket && req.socket.encrypted ? 'https' : 'http';
+  if (req.headers.host) headers['x-forwarded-host'] = req.headers.host;
+  return headers;
+}
+
+function apiUnreachable(res: http.ServerResponse): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const body: ApiErrorBody = { error: { code: 'NOT_READY', message: 'the API is not reachable; try again in a moment' } };
+  res.writeHead(502, { 'content-type': 'application/json; charset=utf-8' });
+  res.end(JSON.stringify(body));
+}
+
+/** Passes one HTTP request through to the API and its answer back, streaming both bodies. */
+export function proxyRequest(api: URL, req: http.IncomingMessage, res: http.ServerResponse): void {
+  const upstream = http.request(
+    { hostname: api.hostname, port: api.port, method: req.method, path: req.url, headers: forwardedHeaders(req, false) },
+    (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+      answer.on('error', () => res.destroy());
+    },
+  );
+  upstream.on('error', () => apiUnreachable(res));
+  req.on('aborted', () => upstream.destroy());
+  req.pipe(upstream);
+}
+
+/** Passes a websocket upgrade (socket.io) through: the handshake as received, then bytes both ways. */
+export function proxyUpgrade(api: URL, req: http.IncomingMessage, socket: Duplex, head: Buffer): void {
+  const upstream = net.connect(Number(api.port || 80), api.hostname, () => {
+    const lines = [`${req.method ?? 'GET'} ${req.url ?? '/'} HTTP/1.1`];
+    for (const [name, value] of Object.entries(forwardedHeaders(req, true))) {
+      for (const one of Array.isArray(value) ? value : [value]) lines.push(`${name}: ${String(one)}`);
+    }
+    upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
+    if (head.length > 0) upstream.write(head);
+    upstream.pipe(socket);
+    socket.pipe(upstream);
+  });
+  const close = () => {
+    upstream.destroy();
+    socket.destroy();
+  };
+  upstream.on('error', close);
+  socket.on('error', close);
+  upstream.on('close', () => socket.destroy());
+  socket.on('close', () => upstream.destroy());
+}

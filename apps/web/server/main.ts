@@ -1,0 +1,41 @@
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import nextModule from 'next';
+import { parseEnv, webEnvSchema } from '@lazyboy/contracts';
+import { isApiPath, proxyRequest, proxyUpgrade } from './api-proxy.js';
+
+// The web server: Next.js for the pages, and the one origin the browser talks to (the API and its
+// websockets pass through, see api-proxy.ts). A custom server because Next's route handlers cannot take
+// websocket upgrades.
+
+// next's typings describe an ES module, but the package is CommonJS: Node's default import is createServer itself.
+const next = nextModule as unknown as typeof nextModule.default;
+
+const env = parseEnv(webEnvSchema, process.env);
+const api = new URL(env.LAZYBOY_API_URL);
+const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+const app = next({ dev: false, dir: webDir, hostname: env.LAZYBOY_WEB_HOST, port: env.LAZYBOY_WEB_PORT });
+await app.prepare();
+const handle = app.getRequestHandler();
+
+const server = http.createServer((req, res) => {
+  if (isApiPath(req.url)) return proxyRequest(api, req, res);
+  void handle(req, res);
+});
+server.on('upgrade', (req, socket, head) => {
+  if (isApiPath(req.url)) return proxyUpgrade(api, req, socket, head);
+  socket.destroy();
+});
+server.listen(env.LAZYBOY_WEB_PORT, env.LAZYBOY_WEB_HOST, () => {
+  console.log(`web: listening on http://${env.LAZYBOY_WEB_HOST}:${env.LAZYBOY_WEB_PORT}, API at ${api.origin}`);
+});
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    server.close();
+    server.closeAllConnections();
+    void app.close().finally(() => process.exit(0));
+  });
+}

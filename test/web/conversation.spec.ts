@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { ChatMessage } from '@lazyboy/contracts';
+import type { ReceivedRequest, Turn } from '@lazyboy/model';
+import { signUp } from '../../apps/api/src/testing/test-users.js';
+import { WebHarness } from './web-harness.js';
+
+// A person uses LazyBoy in a real Chromium: signs in, creates an agent, sends it a task and watches the
+// agent's status and answer arrive over the websocket; the whole stack runs behind the web server.
+
+const text = (content: ChatMessage['content']): string =>
+  typeof content === 'string' ? content : (content ?? []).map((p) => ('text' in p ? p.text : '')).join('');
+
+function lastUserText(request: ReceivedRequest): string {
+  const user = [...request.messages].reverse().find((m) => m.role === 'user');
+  return user ? text(user.content) : '';
+}
+
+/** The scripted model: slow enough to watch, like a real one. */
+function answer(request: ReceivedRequest): Turn {
+  const asked = lastUserText(request);
+  const acted = request.messages.some((m) => m.role === 'tool');
+  if (asked.startsWith('What is the weather')) {
+    if (!acted)
+      return {
+        delayMs: 1_500,
+        toolCalls: [
+          { name: 'send_message', arguments: { text: 'Looking at the forecast.' } },
+          { name: 'update_plan', arguments: { steps: [{ title: 'Read the forecast', status: 'active' }] } },
+        ],
+      };
+    return { delayMs: 1_500, toolCalls: [{ name: 'report_done', arguments: { summary: 'It will be sunny all day.' } }] };
+  }
+  return { text: `I cannot do "${asked}".` };
+}
+
+describe('the web app in a real browser', () => {
+  const harness = new WebHarness();
+
+  beforeAll(async () => {
+    await harness.start(answer);
+  }, 120_000);
+
+  afterAll(async () => {
+    await harness.stop();
+  }, 120_000);
+
+  it('signs in, creates an agent, and shows its status and answer as they happen', async () => {
+    const user = await signUp(harness.service.app.url);
+    const { context, page } = await harness.newPage();
+    try {
+      await page.goto('/');
+      await page.waitForURL('**/login');
+      await page.getByTestId('login-email').fill(user.email);
+      await page.getByTestId('login-password').fill(user.password);
+      await page.getByTestId('login-submit').click();
+      await page.waitForURL((url) => !url.pathname.startsWith('/login'));
+
+      await page.getByTestId('new-agent-button').click();
+      await page.getByTestId('new-agent-name').fill('Ada');
+      await page.getByTestId('new-agent-submit').click();
+      const agent = page.getByTestId('agent-item').filter({ hasText: 'Ada' });
+      await agent.waitFor();
+      await agent.click();
+      await page.waitForURL('**/agents/**');
+
+      const composer = page.getByTestId('composer');
+      await composer.fill('What is the weather');
+      await composer.press('Shift+Enter');
+      await composer.pressSequentially('tomorrow?');
+      expect(await composer.inputValue()).toBe('What is the weather\ntomorrow?');
+      await composer.press('Enter');
+
+      // Optimistic: the message is there before the API answers, and the composer is empty again.
+      await page.getByTestId('message').filter({ hasText: 'tomorrow?' }).waitFor({ timeout: 2_000 });
+      expect(await composer.inputValue()).toBe('');
+      // The agent works: status and progress arrive over the websocket, then the answer.
+      await page.locator('[data-testid="agent-status"][data-status="thinking"]').first().waitFor({ timeout: 10_000 });
+      await page.getByTestId('busy-line').waitFor({ timeout: 10_000 });
+      await page.getByTestId('message').filter({ hasText: 'Looking at the forecast.' }).waitFor({ timeout: 10_000 });
+      await page.getByTestId('plan-step').filter({ hasText: 'Read the forecast' }).waitFor({ timeout: 10_000 });
+      const final = page
+        .locator('[data-testid="message"][data-role="assistant"]')
+        .filter({ hasText: 'It will be sunny all day.' });
+      await final.waitFor({ timeout: 15_000 });
+      await page.locator('[data-testid="agent-status"][data-status="idle"]').first().waitFor({ timeout: 10_000 });
+      await expect(page.getByTestId('busy-line').count()).resolves.toBe(0);
+
+      // The user's message was stored once, however the page sent it.
+      const sessions = await fetch(new URL(`/api/workspaces/${user.workspaceId}/bots`, harness.service.app.url), {
+        headers: { cookie: user.cookie },
+      }).then((r) => r.json() as Promise<{ id: string }[]>);
+      const chats = await fetch(new URL(`/api/bots/${sessions[0]!.id}/sessions`, harness.service.app.url), {
+        headers: { cookie: user.cookie },
+      }).then((r) => r.json() as Promise<{ id: string }[]>);
+      const messages = await fetch(new URL(`/api/sessions/${chats[0]!.id}/messages`, harness.service.app.url), {
+        headers: { cookie: user.cookie },
+      }).then((r) => r.json() as Promise<{ items: { role: string; text: string }[] }>);
+      expect(messages.items.filter((m) => m.role === 'user').map((m) => m.text)).toEqual(['What is the weather\ntomorrow?']);
+    } finally {
+      await context.close();
+    }
+  }, 90_000);
+
+  it("keeps a member out of the admin dashboard and out of another workspace's agent", async () => {
+    const owner = await signUp(harness.service.app.url);
+    const bot = await fetch(new URL(`/api/workspaces/${owner.workspaceId}/bots`, harness.service.app.url), {
+      method: 'POST',
+      headers: { cookie: owner.cookie, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Private agent' }),
+    }).then((r) => r.json() as Promise<{ id: string }>);
+    const stranger = await signUp(harness.service.app.url);
+    const { context, page } = await harness.newPage({ locale: 'en' });
+    try {
+      await page.goto('/login');
+      await page.getByTestId('login-email').fill(stranger.email);
+      await page.getByTestId('login-password').fill(stranger.password);
+      await page.getByTestId('login-submit').click();
+      await page.waitForURL((url) => !url.pathname.startsWith('/login'));
+
+      await page.goto('/admin');
+      await page.getByTestId('admin-forbidden').waitFor();
+      expect(await page.getByTestId('admin-dashboard').count()).toBe(0);
+
+      await page.goto(`/agents/${bot.id}`);
+      await page.getByTestId('agent-missing').waitFor();
+      expect(await page.getByText('Private agent').count()).toBe(0);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+});

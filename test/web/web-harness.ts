@@ -1,0 +1,97 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Script } from '@lazyboy/model';
+import { ManagedProcess, findFreePort, repoRoot, tail } from '@lazyboy/localstack';
+import { ServiceHarness } from '../service/service-harness.js';
+
+const WEB_SERVER = path.join(repoRoot, 'apps/web/dist/server/main.js');
+const WEB_BUILD = path.join(repoRoot, 'apps/web/.next/BUILD_ID');
+
+/**
+ * The whole product as a person meets it: the API with its executors and workers (real Postgres, Redis,
+ * Xvfb and Chromium desktops; only the model is scripted), the web server in its own process as
+ * `lazyboy up` starts it, and a real Chromium to click through the pages.
+ */
+export class WebHarness {
+  readonly service = new ServiceHarness();
+  private web: ManagedProcess | null = null;
+  private browser: Browser | null = null;
+  private readonly logs = mkdtempSync(path.join(os.tmpdir(), 'lazyboy-web-'));
+  webUrl = '';
+
+  get logFile(): string {
+    return path.join(this.logs, 'web.log');
+  }
+
+  async start(script: Script): Promise<void> {
+    if (!existsSync(WEB_SERVER) || !existsSync(WEB_BUILD))
+      throw new Error('the web app is not built: run `npm run build` (./lazyboy test builds it)');
+    await this.service.start(script);
+    const port = await findFreePort();
+    this.web = new ManagedProcess({
+      name: 'web',
+      command: process.execPath,
+      args: [WEB_SERVER],
+      cwd: path.join(repoRoot, 'apps/web'),
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        NEXT_TELEMETRY_DISABLED: '1',
+        LAZYBOY_API_URL: this.service.app.url,
+        LAZYBOY_WEB_HOST: '127.0.0.1',
+        LAZYBOY_WEB_PORT: String(port),
+      },
+      logFile: this.logFile,
+    });
+    this.webUrl = `http://127.0.0.1:${port}`;
+    await this.waitForWeb();
+    this.browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      // Root cannot use Chromium's sandbox.
+      chromiumSandbox: process.getuid?.() !== 0,
+      args: [
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--no-first-run',
+        '--disable-quic',
+      ],
+    });
+  }
+
+  /** A fresh browser profile (no cookies) on the web app, in the app's default language unless told. */
+  async newPage(
+    options: { locale?: string; viewport?: { width: number; height: number } } = {},
+  ): Promise<{ context: BrowserContext; page: Page }> {
+    if (!this.browser) throw new Error('start the harness first');
+    const context = await this.browser.newContext({
+      baseURL: this.webUrl,
+      locale: options.locale ?? 'zh-TW',
+      viewport: options.viewport ?? { width: 1280, height: 800 },
+    });
+    return { context, page: await context.newPage() };
+  }
+
+  async stop(): Promise<void> {
+    await this.browser?.close().catch(() => undefined);
+    await this.web?.stop();
+    await this.service.stop();
+    rmSync(this.logs, { recursive: true, force: true });
+  }
+
+  private async waitForWeb(): Promise<void> {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      if (!this.web?.running) throw new Error(`the web server exited:\n${tail(this.logFile)}`);
+      const status = await fetch(new URL('/healthz', this.webUrl), { signal: AbortSignal.timeout(2_000) }).then(
+        (res) => res.status,
+        () => 0,
+      );
+      if (status === 200) return;
+      if (Date.now() > deadline) throw new Error(`the web server did not answer /healthz within 60 s:\n${tail(this.logFile)}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
