@@ -7,6 +7,7 @@ import tseslint from 'typescript-eslint';
 export default tseslint.config(
   {
     ignores: [
+      'apps/web/public/novnc/**',
       '**/node_modules/**',
       '**/dist/**',
       '**/.next/**',

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import nextModule from 'next';
 import { parseEnv, webEnvSchema } from '@lazyboy/contracts';
 import { isApiPath, proxyRequest, proxyUpgrade } from './api-proxy.js';
+import { ViewProxy, viewRoute } from './view-proxy.js';
 
 // The web server: Next.js for the pages, and the one origin the browser talks to (the API and its
 // websockets pass through, see api-proxy.ts). A custom server because Next's route handlers cannot take
@@ -20,12 +21,18 @@ const app = next({ dev: false, dir: webDir, hostname: env.LAZYBOY_WEB_HOST, port
 await app.prepare();
 const handle = app.getRequestHandler();
 
+const views = new ViewProxy(api);
+
 const server = http.createServer((req, res) => {
   if (isApiPath(req.url)) return proxyRequest(api, req, res);
+  const view = viewRoute(req.method, req.url);
+  if (view && view.kind !== 'stream') return void views.control(view, req, res);
   void handle(req, res);
 });
 server.on('upgrade', (req, socket, head) => {
   if (isApiPath(req.url)) return proxyUpgrade(api, req, socket, head);
+  const view = viewRoute(req.method, req.url);
+  if (view?.kind === 'stream') return void views.upgrade(view, req, socket, head);
   socket.destroy();
 });
 server.listen(env.LAZYBOY_WEB_PORT, env.LAZYBOY_WEB_HOST, () => {
@@ -34,6 +41,7 @@ server.listen(env.LAZYBOY_WEB_PORT, env.LAZYBOY_WEB_HOST, () => {
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
+    views.closeAll();
     server.close();
     server.closeAllConnections();
     void app.close().finally(() => process.exit(0));

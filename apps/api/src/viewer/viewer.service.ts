@@ -98,6 +98,7 @@ export class ViewerService {
       target: `ws://${new URL(binding.endpoint.baseUrl).hostname}:${wsPort}`,
       viewOnly: claims.mode !== 'control' || !stillControls,
       screenId: screen.id,
+      userId: claims.userId,
       expiresAt: new Date(claims.exp).toISOString(),
     };
   }

@@ -54,6 +54,8 @@ export const viewerTicketRedeemResponseSchema = z.object({
   target: z.string(),
   viewOnly: z.boolean(),
   screenId: idSchema,
+  /** Whom the ticket was issued to: the web server serves it only to that signed-in person. */
+  userId: idSchema,
   expiresAt: isoDateSchema,
 });
 export type ViewerTicketRedeemResponse = z.infer<typeof viewerTicketRedeemResponseSchema>;

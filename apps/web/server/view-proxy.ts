@@ -1,0 +1,257 @@
+import type http from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import {
+  meViewSchema,
+  viewerTicketRedeemResponseSchema,
+  type ApiErrorBody,
+  type ViewerTicketRedeemResponse,
+} from '@lazyboy/contracts';
+import { RfbInputFilter, RfbProtocolError } from './rfb-input-filter.js';
+
+// The live view of an agent's screen: the browser's noVNC connects to /view/<ticket>?c=<connection id>,
+// this server redeems the single-use ticket with the API (which answers with the screen's websockify
+// address and whom the ticket was issued to: only that signed-in person, by their session cookie, is
+// served) and carries the RFB stream both ways. Input is filtered here, not trusted to the page: a
+// connection starts view-only, and `POST /view/<connection id>/control` with a control ticket opens it
+// to keyboard and pointer for CONTROL_WINDOW_MS (the page repeats it while its person holds control);
+// `POST /view/<connection id>/watch` closes it again. The picture never reconnects for either.
+
+/** Input stays allowed this long after the last control ticket (the page renews every 45 s). */
+export const CONTROL_WINDOW_MS = 90_000;
+const UPSTREAM_OPEN_MS = 10_000;
+const TICKET = /^[A-Za-z0-9._~-]{16,4096}$/;
+const CONNECTION_ID = /^[A-Za-z0-9_-]{22,64}$/;
+
+export type ViewRoute =
+  | { kind: 'stream'; ticket: string; connectionId: string }
+  | { kind: 'control'; connectionId: string }
+  | { kind: 'watch'; connectionId: string };
+
+/** What a /view URL asks for; null when it is not one (or is malformed). */
+export function viewRoute(method: string | undefined, url: string | undefined): ViewRoute | null {
+  if (!url?.startsWith('/view/')) return null;
+  const parsed = new URL(url, 'http://view.invalid');
+  const parts = parsed.pathname.split('/').slice(2);
+  if (method === 'GET' && parts.length === 1) {
+    const ticket = parts[0]!;
+    const connectionId = parsed.searchParams.get('c') ?? '';
+    return TICKET.test(ticket) && CONNECTION_ID.test(connectionId) ? { kind: 'stream', ticket, connectionId } : null;
+  }
+  if (method === 'POST' && parts.length === 2 && CONNECTION_ID.test(parts[0]!)) {
+    if (parts[1] === 'control') return { kind: 'control', connectionId: parts[0]! };
+    if (parts[1] === 'watch') return { kind: 'watch', connectionId: parts[0]! };
+  }
+  return null;
+}
+
+class ViewError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ApiErrorBody['error']['code'],
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ViewError';
+  }
+}
+
+/** One browser's connection to one screen. */
+class ViewConnection {
+  readonly filter = new RfbInputFilter();
+  private controlTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    readonly screenId: string,
+    private readonly close: () => void,
+  ) {}
+
+  allowInputFor(ms: number): void {
+    this.filter.allowInput = true;
+    if (this.controlTimer) clearTimeout(this.controlTimer);
+    this.controlTimer = setTimeout(() => this.watchOnly(), ms);
+    this.controlTimer.unref();
+  }
+
+  watchOnly(): void {
+    this.filter.allowInput = false;
+    if (this.controlTimer) clearTimeout(this.controlTimer);
+    this.controlTimer = null;
+  }
+
+  end(): void {
+    this.watchOnly();
+    this.close();
+  }
+}
+
+export class ViewProxy {
+  private readonly server = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  private readonly connections = new Map<string, ViewConnection>();
+
+  constructor(private readonly api: URL) {}
+
+  /** The websocket of the view: redeem, connect to the screen, then carry bytes (input filtered). */
+  async upgrade(
+    route: Extract<ViewRoute, { kind: 'stream' }>,
+    req: http.IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+  ): Promise<void> {
+    let redeemed: ViewerTicketRedeemResponse;
+    let upstream: WebSocket;
+    try {
+      if (this.connections.has(route.connectionId)) throw new ViewError(409, 'CONFLICT', 'this connection id is in use');
+      redeemed = await this.redeemFor(req, route.ticket);
+      upstream = await openUpstream(redeemed.target);
+    } catch (error) {
+      const failure = error instanceof ViewError ? error : new ViewError(502, 'NOT_READY', 'the screen is not reachable');
+      socket.end(httpError(failure));
+      return;
+    }
+    this.server.handleUpgrade(req, socket, head, (browser) => this.carry(route.connectionId, redeemed, browser, upstream));
+  }
+
+  /** POST /view/<id>/control {ticket} and /view/<id>/watch. */
+  async control(
+    route: Exclude<ViewRoute, { kind: 'stream' }>,
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+  ): Promise<void> {
+    try {
+      const connection = this.connections.get(route.connectionId);
+      if (!connection) throw new ViewError(404, 'NOT_FOUND', 'no such view connection');
+      if (route.kind === 'watch') {
+        connection.watchOnly();
+      } else {
+        const ticket = await readTicket(req);
+        const redeemed = await this.redeemFor(req, ticket);
+        if (redeemed.screenId !== connection.screenId) throw new ViewError(403, 'FORBIDDEN', 'the ticket is for another screen');
+        if (redeemed.viewOnly) throw new ViewError(403, 'FORBIDDEN', 'take control of the screen first');
+        connection.allowInputFor(CONTROL_WINDOW_MS);
+      }
+      res.writeHead(204).end();
+    } catch (error) {
+      const failure = error instanceof ViewError ? error : new ViewError(502, 'NOT_READY', 'the API is not reachable');
+      res.writeHead(failure.status, { 'content-type': 'application/json; charset=utf-8' });
+      res.end(JSON.stringify(errorBody(failure)));
+    }
+  }
+
+  /** Ends every view (the server is stopping). */
+  closeAll(): void {
+    for (const connection of this.connections.values()) connection.end();
+  }
+
+  private carry(connectionId: string, redeemed: ViewerTicketRedeemResponse, browser: WebSocket, upstream: WebSocket): void {
+    const connection = new ViewConnection(redeemed.screenId, () => {
+      browser.terminate();
+      upstream.terminate();
+    });
+    this.connections.set(connectionId, connection);
+    if (!redeemed.viewOnly) connection.allowInputFor(CONTROL_WINDOW_MS);
+    browser.on('message', (data: RawData) => {
+      try {
+        const out = connection.filter.push(toBuffer(data));
+        if (out.length > 0) upstream.send(out);
+      } catch (error) {
+        if (!(error instanceof RfbProtocolError)) throw error;
+        connection.end();
+      }
+    });
+    upstream.on('message', (data: RawData) => browser.send(toBuffer(data)));
+    const finish = () => {
+      if (this.connections.get(connectionId) === connection) this.connections.delete(connectionId);
+      connection.end();
+    };
+    browser.on('close', finish);
+    upstream.on('close', finish);
+    browser.on('error', finish);
+    upstream.on('error', finish);
+  }
+
+  /** Redeems a ticket for the person signed in on this request; refused for anyone else. */
+  private async redeemFor(req: http.IncomingMessage, ticket: string): Promise<ViewerTicketRedeemResponse> {
+    const userId = await this.signedIn(req);
+    const redeemed = await this.redeem(ticket);
+    if (redeemed.userId !== userId) throw new ViewError(403, 'FORBIDDEN', 'this viewer ticket is not yours');
+    return redeemed;
+  }
+
+  private async signedIn(req: http.IncomingMessage): Promise<string> {
+    const cookie = req.headers.cookie;
+    if (!cookie) throw new ViewError(401, 'UNAUTHENTICATED', 'sign in first');
+    let res: Response;
+    try {
+      res = await fetch(new URL('/api/auth/me', this.api), { headers: { cookie }, signal: AbortSignal.timeout(10_000) });
+    } catch {
+      throw new ViewError(502, 'NOT_READY', 'the API is not reachable');
+    }
+    if (res.status === 401) throw new ViewError(401, 'UNAUTHENTICATED', 'sign in first');
+    if (!res.ok) throw new ViewError(502, 'NOT_READY', `the API answered ${res.status}`);
+    return meViewSchema.parse(await res.json()).user.id;
+  }
+
+  private async redeem(ticket: string): Promise<ViewerTicketRedeemResponse> {
+    let res: Response;
+    try {
+      res = await fetch(new URL('/api/viewer/redeem', this.api), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ticket }),
+        signal: AbortSignal.timeout(10_000),
+      });
+    } catch {
+      throw new ViewError(502, 'NOT_READY', 'the API is not reachable');
+    }
+    const body: unknown = await res.json().catch(() => null);
+    if (res.ok) return viewerTicketRedeemResponseSchema.parse(body);
+    const message = (body as Partial<ApiErrorBody> | null)?.error?.message ?? `the API answered ${res.status}`;
+    if (res.status === 401) throw new ViewError(401, 'UNAUTHENTICATED', message);
+    if (res.status === 409) throw new ViewError(409, 'CONFLICT', message);
+    throw new ViewError(502, 'NOT_READY', message);
+  }
+}
+
+function openUpstream(target: string): Promise<WebSocket> {
+  return new Promise((resolve, reject) => {
+    const upstream = new WebSocket(target, ['binary'], { perMessageDeflate: false, handshakeTimeout: UPSTREAM_OPEN_MS });
+    upstream.once('open', () => resolve(upstream));
+    upstream.once('error', () => reject(new ViewError(502, 'NOT_READY', 'the screen is not reachable')));
+  });
+}
+
+async function readTicket(req: http.IncomingMessage): Promise<string> {
+  let raw = '';
+  for await (const chunk of req) {
+    raw += String(chunk);
+    if (raw.length > 8_192) throw new ViewError(413, 'BAD_REQUEST', 'the body is too large');
+  }
+  let ticket: unknown;
+  try {
+    ticket = (JSON.parse(raw) as { ticket?: unknown }).ticket;
+  } catch {
+    throw new ViewError(400, 'VALIDATION_FAILED', 'expected JSON {"ticket": "…"}');
+  }
+  if (typeof ticket !== 'string' || !TICKET.test(ticket))
+    throw new ViewError(400, 'VALIDATION_FAILED', 'expected a viewer ticket');
+  return ticket;
+}
+
+function toBuffer(data: RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  return Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+}
+
+function errorBody(error: ViewError): ApiErrorBody {
+  return { error: { code: error.code, message: error.message } };
+}
+
+/** A plain HTTP answer on a socket that asked to upgrade (the websocket never opens). */
+function httpError(error: ViewError): string {
+  const body = JSON.stringify(errorBody(error));
+  return (
+    `HTTP/1.1 ${error.status} ${error.code}\r\nconnection: close\r\ncontent-type: application/json; charset=utf-8\r\n` +
+    `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+  );
+}

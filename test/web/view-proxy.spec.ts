@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
+import { WebSocket } from 'ws';
+import { signUp, type TestUser } from '../../apps/api/src/testing/test-users.js';
+import { WebHarness } from './web-harness.js';
+
+// The web server's /view proxy against a real worker: x11vnc behind websockify on a real Xvfb display.
+// Only the person a viewer ticket was issued to, signed in, gets that screen's VNC stream, once.
+
+const connectionId = () => randomBytes(16).toString('base64url');
+
+/** Opens /view/<ticket> as `cookie`; resolves with the first bytes of the stream or the HTTP refusal. */
+function openView(webUrl: string, ticket: string, cookie: string | null): Promise<{ status: number; firstBytes: string }> {
+  return new Promise((resolve, reject) => {
+    const url = `${webUrl.replace('http', 'ws')}/view/${ticket}?c=${connectionId()}`;
+    const socket = new WebSocket(url, { headers: cookie ? { cookie } : {} });
+    socket.once('message', (data: Buffer) => {
+      resolve({ status: 101, firstBytes: data.toString('latin1') });
+      socket.close();
+    });
+    socket.once('unexpected-response', (_req, res) => {
+      resolve({ status: res.statusCode ?? 0, firstBytes: '' });
+      socket.terminate();
+    });
+    socket.once('error', reject);
+  });
+}
+
+describe('the /view proxy of the web server', () => {
+  const harness = new WebHarness();
+  let owner: TestUser;
+  let botId: string;
+
+  const ticket = async (user: TestUser, bot: string) => {
+    const res = await harness.service.raw(user, 'POST', `/api/bots/${bot}/computer/viewer-ticket`, { mode: 'view' });
+    return { status: res.status, ticket: res.ok ? ((await res.json()) as { ticket: string }).ticket : '' };
+  };
+
+  beforeAll(async () => {
+    await harness.start(() => ({ text: 'unused' }));
+    owner = await signUp(harness.service.app.url);
+    botId = (
+      await harness.service.call<{ id: string }>(owner, 'POST', `/api/workspaces/${owner.workspaceId}/bots`, { name: 'Viewer' })
+    ).id;
+    await harness.service.call(owner, 'POST', `/api/bots/${botId}/computer/boot`);
+  }, 180_000);
+
+  afterAll(async () => {
+    await harness.stop();
+  }, 120_000);
+
+  it("carries the screen's VNC stream to the signed-in person the ticket is for, once", async () => {
+    const { ticket: issued } = await ticket(owner, botId);
+    const first = await openView(harness.webUrl, issued, owner.cookie);
+    expect(first).toEqual({ status: 101, firstBytes: 'RFB 003.008\n' });
+    // Single use: the same URL again is refused.
+    expect((await openView(harness.webUrl, issued, owner.cookie)).status).toBe(401);
+  });
+
+  it('refuses a view without a sign-in, or with the ticket of someone else', async () => {
+    expect((await openView(harness.webUrl, (await ticket(owner, botId)).ticket, null)).status).toBe(401);
+    const stranger = await signUp(harness.service.app.url);
+    expect((await openView(harness.webUrl, (await ticket(owner, botId)).ticket, stranger.cookie)).status).toBe(403);
+    // Nor can the stranger get a ticket for the owner's agent: another workspace's agent does not exist for them.
+    expect((await ticket(stranger, botId)).status).toBe(404);
+  });
+
+  it('refuses a control switch without a control ticket', async () => {
+    const res = await fetch(`${harness.webUrl}/view/${connectionId()}/control`, {
+      method: 'POST',
+      headers: { cookie: owner.cookie, 'content-type': 'application/json' },
+      body: JSON.stringify({ ticket: 'x'.repeat(40) }),
+    });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ error: { code: 'NOT_FOUND' } });
+  });
+});
