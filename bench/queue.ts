@@ -17,17 +17,16 @@ import path from 'node:path';
 import { performance as nodePerformance } from 'node:perf_hooks';
 import pg from 'pg';
 import {
-  ManagedProcess,
+  type ManagedProcess,
   ensureDatabase,
-  findFreePort,
   migrateDatabase,
-  repoRoot,
   startScratchServices,
   tail,
   type ScratchServices,
 } from '@lazyboy/localstack';
 import { ScriptedModelServer, type ReceivedRequest, type Turn } from '@lazyboy/model';
 import { signUp } from '../apps/api/src/testing/test-users.js';
+import { startApi } from './stack-processes.js';
 import { median, percentile } from './stats.js';
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 50);
@@ -108,40 +107,6 @@ async function startServices(): Promise<{ services: ScratchServices; databaseUrl
   } catch (error) {
     await services.stop();
     throw error;
-  }
-}
-
-/** Starts apps/api/dist/main.js as `lazyboy up` does and resolves once /readyz answers 200. */
-async function startApi(env: NodeJS.ProcessEnv, logFile: string): Promise<{ api: ManagedProcess; url: string }> {
-  const port = await findFreePort();
-  const baseEnv: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production' };
-  delete baseEnv.LAZYBOY_APP_TOKEN;
-  const api = new ManagedProcess({
-    name: 'api',
-    command: process.execPath,
-    // BENCH_API_PROFILE=<dir>: a CPU profile of the API process (open it in Chrome's DevTools).
-    args: [
-      ...(process.env.BENCH_API_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_API_PROFILE}`] : []),
-      path.join(repoRoot, 'apps/api/dist/main.js'),
-    ],
-    cwd: repoRoot,
-    env: { ...baseEnv, ...env, LAZYBOY_API_HOST: '127.0.0.1', LAZYBOY_API_PORT: String(port) },
-    logFile,
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (!api.running) throw new Error(`the API exited during start-up:\n${tail(logFile)}`);
-    const status = await fetch(new URL('/readyz', url), { signal: AbortSignal.timeout(2_000) }).then(
-      (res) => res.status,
-      () => 0,
-    );
-    if (status === 200) return { api, url };
-    if (Date.now() > deadline) {
-      await api.stop();
-      throw new Error(`the API's /readyz did not answer 200 within 60 s:\n${tail(logFile)}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
   }
 }
 
@@ -364,9 +329,13 @@ try {
   // BENCH_SPLIT=1: two replicas, as a deployment may run them: one serves HTTP (LAZYBOY_RUNNER=false), the
   // other only executes runs. Default: one API process doing both.
   apiLog = path.join(services.root, 'api.log');
-  const { api, url } = await startApi({ ...apiEnv, ...(SPLIT ? { LAZYBOY_RUNNER: 'false' } : {}) }, apiLog);
+  const { process: api, url } = await startApi(
+    { ...apiEnv, ...(SPLIT ? { LAZYBOY_RUNNER: 'false' } : {}) },
+    apiLog,
+    process.env.BENCH_API_PROFILE,
+  );
   apis.push(api);
-  if (SPLIT) apis.push((await startApi(apiEnv, path.join(services.root, 'runner.log'))).api);
+  if (SPLIT) apis.push((await startApi(apiEnv, path.join(services.root, 'runner.log'), process.env.BENCH_API_PROFILE)).process);
   stop.unshift(() => Promise.all(apis.map((a) => a.stop())).then(() => undefined));
   // The API runs in its own process group: a Ctrl-C here does not reach it.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -61,9 +61,12 @@ export class WebHarness {
     });
   }
 
-  /** A fresh browser profile (no cookies) on the web app, in the app's default language unless told. */
+  /**
+   * A fresh browser profile on the web app, in the app's default language unless told; signed out, or
+   * signed in with `cookie` (a session cookie from the API, `name=value`).
+   */
   async newPage(
-    options: { locale?: string; viewport?: { width: number; height: number } } = {},
+    options: { locale?: string; viewport?: { width: number; height: number }; cookie?: string } = {},
   ): Promise<{ context: BrowserContext; page: Page }> {
     if (!this.browser) throw new Error('start the harness first');
     const context = await this.browser.newContext({
@@ -71,6 +74,10 @@ export class WebHarness {
       locale: options.locale ?? 'zh-TW',
       viewport: options.viewport ?? { width: 1280, height: 800 },
     });
+    if (options.cookie) {
+      const [name, ...value] = options.cookie.split('=');
+      await context.addCookies([{ name: name!, value: value.join('='), url: this.webUrl }]);
+    }
     return { context, page: await context.newPage() };
   }
 

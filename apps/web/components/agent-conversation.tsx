@@ -1,6 +1,6 @@
 'use client';
 
-import { useCallback, useEffect, useEffectEvent, useState } from 'react';
+import { useCallback, useEffect, useEffectEvent, useRef, useState } from 'react';
 import Link from 'next/link';
 import { useRouter, useSearchParams } from 'next/navigation';
 import type { BotView, SessionView } from '@lazyboy/contracts';
@@ -13,7 +13,7 @@ import { useShell } from '../lib/shell-context';
 import { useSessions } from '../lib/use-sessions';
 import { ChatHeader } from './chat-header';
 import { ChatView } from './chat-view';
-import { ComputerPanel } from './computer-panel';
+import { ComputerPanel, type ComputerPanelHandle } from './computer-panel';
 import { ConfirmDialog, PromptDialog } from './dialog';
 import { ErrorBanner } from './error-banner';
 import { NEW_SESSION, SessionPicker, useSessionTitle } from './session-picker';
@@ -82,6 +82,9 @@ function AgentChats({ bot }: { bot: BotView }) {
   const sessions = useSessions(bot.id);
   const sessionTitle = useSessionTitle();
   const [computerOpen, setComputerOpen] = useState(false);
+  // Opening the computer from the agent's takeover question also takes over; the header toggle only shows it.
+  const [takeoverRequest, setTakeoverRequest] = useState(0);
+  const computerPanel = useRef<ComputerPanelHandle>(null);
   const [dialog, setDialog] = useState<Dialog | null>(null);
   const [dialogError, setDialogError] = useState<string | null>(null);
   const [draftNo, setDraftNo] = useState(0);
@@ -124,6 +127,18 @@ function AgentChats({ bot }: { bot: BotView }) {
     [bot.id, sessions, draftKey, go],
   );
 
+  function closeComputer() {
+    setComputerOpen(false);
+    // A later open from the header is only for watching.
+    setTakeoverRequest(0);
+  }
+
+  /** The open panel stops its input at the view proxy before the release; without it, the release alone does. */
+  async function handBack() {
+    if (computerPanel.current) await computerPanel.current.handBack();
+    else await botsApi.releaseComputer(bot.id);
+  }
+
   function openDialog(next: Dialog) {
     setDialogError(null);
     setDialog(next);
@@ -144,7 +159,7 @@ function AgentChats({ bot }: { bot: BotView }) {
         <ChatHeader
           bot={bot}
           computerOpen={computerOpen}
-          onToggleComputer={() => setComputerOpen((open) => !open)}
+          onToggleComputer={() => (computerOpen ? closeComputer() : setComputerOpen(true))}
           onRename={() => openDialog({ kind: 'rename-agent' })}
           onDelete={() => openDialog({ kind: 'delete-agent' })}
         />
@@ -172,7 +187,11 @@ function AgentChats({ bot }: { bot: BotView }) {
             sessionId={selectedId}
             createSession={createSession}
             onActivity={sessions.touch}
-            onOpenComputer={() => setComputerOpen(true)}
+            onOpenComputer={() => {
+              setComputerOpen(true);
+              setTakeoverRequest((n) => n + 1);
+            }}
+            onHandBack={handBack}
           />
         )}
       </section>
@@ -185,12 +204,12 @@ function AgentChats({ bot }: { bot: BotView }) {
               className="icon-button"
               data-testid="computer-close"
               aria-label={t.closeComputer}
-              onClick={() => setComputerOpen(false)}
+              onClick={closeComputer}
             >
               ✕
             </button>
           </div>
-          <ComputerPanel botId={bot.id} />
+          <ComputerPanel ref={computerPanel} botId={bot.id} takeoverRequest={takeoverRequest} />
         </aside>
       )}
       {dialog?.kind === 'rename-session' && (

@@ -26,10 +26,11 @@ interface ChatViewProps {
   createSession: ChatCallbacks['createSession'];
   onActivity: ChatCallbacks['onActivity'];
   onOpenComputer(): void;
+  onHandBack(): Promise<void>;
 }
 
 /** One chat: its messages, what the agent is doing about them, and the composer. */
-export function ChatView({ bot, sessionId, createSession, onActivity, onOpenComputer }: ChatViewProps) {
+export function ChatView({ bot, sessionId, createSession, onActivity, onOpenComputer, onHandBack }: ChatViewProps) {
   const t = useT();
   const shell = useShell();
   const chat = useChat(sessionId, { createSession, onActivity, onRun: shell.upsertRun });
@@ -85,7 +86,9 @@ export function ChatView({ bot, sessionId, createSession, onActivity, onOpenComp
         )}
         {chat.status === 'loading' && <p className="chat-loading">{t.loading}</p>}
         {plan && <PlanChecklist steps={plan} />}
-        {question && <PendingQuestion botId={bot.id} question={question} onAnswer={chat.send} onOpenComputer={onOpenComputer} />}
+        {question && (
+          <PendingQuestion question={question} onAnswer={chat.send} onOpenComputer={onOpenComputer} onHandBack={onHandBack} />
+        )}
         <BusyLine status={status} />
       </MessageList>
       <Composer

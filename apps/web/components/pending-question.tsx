@@ -2,22 +2,23 @@
 
 import { useState, type FormEvent } from 'react';
 import type { RunView } from '@lazyboy/contracts';
-import { bots as botsApi } from '../lib/endpoints';
 import { errorText } from '../lib/error-text';
 import { useT } from '../lib/i18n';
 
 type Question = NonNullable<RunView['question']>;
 
 interface PendingQuestionProps {
-  botId: string;
   question: Question;
   /** Posting a chat message answers a run parked on a question (and shows the answer in the chat). */
   onAnswer(text: string): void;
+  /** Opens the computer panel to take over, as the agent asked. */
   onOpenComputer(): void;
+  /** Hands the screen back (through the computer panel when it is open); the parked run continues. */
+  onHandBack(): Promise<void>;
 }
 
 /** The question a parked run waits on, answerable right here. */
-export function PendingQuestion({ botId, question, onAnswer, onOpenComputer }: PendingQuestionProps) {
+export function PendingQuestion({ question, onAnswer, onOpenComputer, onHandBack }: PendingQuestionProps) {
   const t = useT();
   const [text, setText] = useState('');
   const [releasing, setReleasing] = useState(false);
@@ -35,7 +36,7 @@ export function PendingQuestion({ botId, question, onAnswer, onOpenComputer }: P
     setReleasing(true);
     setError(null);
     try {
-      await botsApi.releaseComputer(botId);
+      await onHandBack();
     } catch (failure) {
       setError(errorText(failure, t));
     } finally {

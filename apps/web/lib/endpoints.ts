@@ -5,6 +5,7 @@ import type {
   AdminUserListView,
   AdminUserView,
   AdminWorkspaceListView,
+  BotComputerView,
   BotView,
   CreateBotRequest,
   LoginRequest,
@@ -20,6 +21,8 @@ import type {
   TakeoverResponse,
   UpdateAdminUserRequest,
   UpdateBotRequest,
+  ViewerTicketRequest,
+  ViewerTicketResponse,
 } from '@lazyboy/contracts';
 import { apiRequest } from './api';
 
@@ -57,6 +60,33 @@ export const bots = {
   remove: (botId: string) => apiRequest<void>(`/api/bots/${id(botId)}`, { method: 'DELETE' }),
   /** Hands the screen back after a takeover; a run parked in waiting_takeover continues. */
   releaseComputer: (botId: string) => apiRequest<TakeoverResponse>(`/api/bots/${id(botId)}/computer/release`, { method: 'POST' }),
+};
+
+/** An agent's computer: its power, the viewer's heartbeat and tickets, and the control lease (takeover). */
+export const computers = {
+  get: (botId: string, signal?: AbortSignal) => apiRequest<BotComputerView>(`/api/bots/${id(botId)}/computer`, { signal }),
+  /** Answers once the computer runs (a few seconds); also wakes a suspended one. */
+  boot: (botId: string) => apiRequest<BotComputerView>(`/api/bots/${id(botId)}/computer/boot`, { method: 'POST' }),
+  /** CONFLICT when the computer is stopped or failed: boot it instead. */
+  wake: (botId: string) => apiRequest<BotComputerView>(`/api/bots/${id(botId)}/computer/wake`, { method: 'POST' }),
+  /** Every 2 s while the panel shows the screen: keeps the computer awake and renews the caller's takeover. */
+  heartbeat: (botId: string) => apiRequest<BotComputerView>(`/api/bots/${id(botId)}/computer/heartbeat`, { method: 'POST' }),
+  /** Single use, valid 60 s; `control` is refused (FORBIDDEN) unless the caller holds control. */
+  viewerTicket: (botId: string, mode: ViewerTicketRequest['mode']) =>
+    apiRequest<ViewerTicketResponse>(`/api/bots/${id(botId)}/computer/viewer-ticket`, { method: 'POST', body: { mode } }),
+  takeover: (botId: string) => apiRequest<TakeoverResponse>(`/api/bots/${id(botId)}/computer/takeover`, { method: 'POST' }),
+  release: (botId: string) => apiRequest<TakeoverResponse>(`/api/bots/${id(botId)}/computer/release`, { method: 'POST' }),
+};
+
+/**
+ * The web server's view proxy (not the API): one live VNC connection, named by the id the page chose,
+ * switched between watching and driving without reconnecting. Errors come back in the API's shape.
+ */
+export const views = {
+  /** Lets the connection's input through for 90 s; `ticket` is a fresh control ticket. */
+  control: (connectionId: string, ticket: string) =>
+    apiRequest<void>(`/view/${id(connectionId)}/control`, { method: 'POST', body: { ticket } }),
+  watch: (connectionId: string) => apiRequest<void>(`/view/${id(connectionId)}/watch`, { method: 'POST' }),
 };
 
 export const sessions = {

@@ -1,0 +1,64 @@
+'use client';
+
+import { useCallback, useEffect, useImperativeHandle, useRef, type Ref } from 'react';
+import type { ComputerSession } from '../../lib/computer-session';
+import { parseVncMessage, tag, type PanelToVnc } from '../../lib/vnc-messages';
+
+const VNC_PAGE = '/vnc.html';
+
+export interface VncFrameHandle {
+  /** Keyboard focus to the desktop (after a paste, for the Ctrl+V). */
+  focus(): void;
+}
+
+interface VncFrameProps {
+  session: ComputerSession | null;
+  title: string;
+  ref?: Ref<VncFrameHandle>;
+}
+
+/**
+ * The iframe running public/vnc.html, and the postMessage bridge between it and the session. It is
+ * loaded once per panel and never reloaded: control changes and reconnects are messages, so the last
+ * picture stays on screen through them.
+ */
+export function VncFrame({ session, title, ref }: VncFrameProps) {
+  const frame = useRef<HTMLIFrameElement>(null);
+  const ready = useRef(false);
+  const target = useRef<ComputerSession | null>(session);
+
+  useImperativeHandle(ref, () => ({ focus: () => frame.current?.focus() }), []);
+
+  const send = useCallback((message: PanelToVnc) => {
+    frame.current?.contentWindow?.postMessage(tag(message), window.location.origin);
+  }, []);
+
+  useEffect(() => {
+    const element = frame.current;
+    if (!element) return;
+    const onMessage = (event: MessageEvent) => {
+      // Same origin, and from this very frame: another window of the site posting alike is not our screen.
+      if (event.origin !== window.location.origin || event.source !== element.contentWindow) return;
+      const message = parseVncMessage(event.data);
+      if (!message) return;
+      if (message.type === 'ready') {
+        ready.current = true;
+        target.current?.frameReady(send);
+      } else {
+        target.current?.frameMessage(message);
+      }
+    };
+    window.addEventListener('message', onMessage);
+    // Loaded only once the listener is in place, so its `ready` cannot be missed (and only once).
+    if (!element.getAttribute('src')) element.src = VNC_PAGE;
+    return () => window.removeEventListener('message', onMessage);
+  }, [send]);
+
+  useEffect(() => {
+    target.current = session;
+    if (session && ready.current) session.frameReady(send);
+    return () => session?.frameGone();
+  }, [session, send]);
+
+  return <iframe ref={frame} className="vnc-frame" title={title} data-testid="vnc-frame" />;
+}

@@ -1,0 +1,86 @@
+'use client';
+
+import { useEffect, useEffectEvent, useRef, useState, useSyncExternalStore } from 'react';
+import { ComputerSession, type ComputerApi, type ComputerSnapshot } from './computer-session';
+import { computers, views } from './endpoints';
+import { useRealtimeEvents, useRealtimeRoom } from './realtime';
+import { newViewConnectionId, viewSocketUrl } from './view-connection-id';
+
+const api: ComputerApi = {
+  get: (botId) => computers.get(botId),
+  boot: computers.boot,
+  wake: computers.wake,
+  heartbeat: computers.heartbeat,
+  viewerTicket: computers.viewerTicket,
+  takeover: computers.takeover,
+  release: computers.release,
+  control: views.control,
+  watch: views.watch,
+};
+
+/** Before the session exists (the first render): nothing known yet. */
+const INITIAL: ComputerSnapshot = {
+  view: null,
+  stage: 'loading',
+  control: 'agent',
+  driving: false,
+  switching: null,
+  problem: null,
+  actionError: null,
+  firstFrame: false,
+};
+const noSubscription = () => () => undefined;
+const initialSnapshot = () => INITIAL;
+
+export interface UseComputer {
+  snapshot: ComputerSnapshot;
+  /** Null until mounted: the buttons wait for it. */
+  session: ComputerSession | null;
+}
+
+/**
+ * The agent's computer while the panel is open: one ComputerSession per mount, fed with realtime
+ * `computer.updated` events and the page's visibility (a hidden tab stops the heartbeat).
+ */
+export function useComputer(botId: string, userId: string, onFirstFrame: () => void): UseComputer {
+  const [session, setSession] = useState<ComputerSession | null>(null);
+  // Realtime handlers run outside render: they reach the session through a ref, not a stale closure.
+  const current = useRef<ComputerSession | null>(null);
+  const firstFrame = useEffectEvent(onFirstFrame);
+
+  useEffect(() => {
+    const created = new ComputerSession({
+      botId,
+      userId,
+      api,
+      socketUrl: viewSocketUrl,
+      newConnectionId: newViewConnectionId,
+      onFirstFrame: () => firstFrame(),
+    });
+    current.current = created;
+    setSession(created);
+    const visible = () => document.visibilityState === 'visible';
+    created.start(visible());
+    const onVisibility = () => created.setVisible(visible());
+    document.addEventListener('visibilitychange', onVisibility);
+    return () => {
+      document.removeEventListener('visibilitychange', onVisibility);
+      created.close();
+      if (current.current === created) current.current = null;
+    };
+  }, [botId, userId]);
+
+  useRealtimeRoom({ kind: 'bot', id: botId }, (initial) => {
+    if (!initial) current.current?.resync();
+  });
+  useRealtimeEvents((event) => {
+    if (event.type === 'computer.updated') current.current?.computerUpdated(event.computer);
+  });
+
+  const snapshot = useSyncExternalStore(
+    session?.subscribe ?? noSubscription,
+    session?.getSnapshot ?? initialSnapshot,
+    initialSnapshot,
+  );
+  return { snapshot, session };
+}

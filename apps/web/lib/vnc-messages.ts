@@ -1,0 +1,63 @@
+/**
+ * The postMessage protocol between the computer panel and public/vnc.html, the standalone page (in an
+ * iframe, same origin) that runs noVNC. vnc.html is plain JavaScript and cannot import this file: the two
+ * are kept in step by hand, so change both together. Both sides check `event.origin === location.origin`
+ * and that every message carries `source: 'lazyboy-vnc'`.
+ *
+ * Panel → vnc.html
+ * - connect { url }          open the RFB websocket (ws(s)://<host>/view/<ticket>?c=<connection id>); a
+ *                            connection starts view-only, and one already open is dropped without a word
+ * - view-only { viewOnly }   let noVNC send keyboard and pointer input, or stop it (no reconnect)
+ * - paste { text }           put text on the desktop's clipboard (the person then presses Ctrl+V there)
+ * - disconnect               close the connection (not reported back: the panel asked)
+ *
+ * vnc.html → panel
+ * - ready                    the page and noVNC are loaded: `connect` may be sent
+ * - connected                the RFB handshake is done
+ * - frame                    once per connection, when the screen first shows something other than black
+ * - disconnected { clean }   the connection ended on its own (the desktop went away, the network dropped)
+ * - clipboard { text }       the desktop's clipboard changed
+ */
+
+export const VNC_SOURCE = 'lazyboy-vnc';
+
+export type PanelToVnc =
+  | { type: 'connect'; url: string }
+  | { type: 'view-only'; viewOnly: boolean }
+  | { type: 'paste'; text: string }
+  | { type: 'disconnect' };
+
+export type VncToPanel =
+  | { type: 'ready' }
+  | { type: 'connected' }
+  | { type: 'frame' }
+  | { type: 'disconnected'; clean: boolean }
+  | { type: 'clipboard'; text: string };
+
+/** A message as it travels: tagged, so other postMessage traffic on the window is never mistaken for ours. */
+export type Tagged<M> = M & { source: typeof VNC_SOURCE };
+
+export function tag<M extends PanelToVnc>(message: M): Tagged<M> {
+  return { ...message, source: VNC_SOURCE };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}
+
+/** The message vnc.html sent, or null for anything else (another script's messages, a malformed one). */
+export function parseVncMessage(data: unknown): VncToPanel | null {
+  if (!isRecord(data) || data.source !== VNC_SOURCE) return null;
+  switch (data.type) {
+    case 'ready':
+    case 'connected':
+    case 'frame':
+      return { type: data.type };
+    case 'disconnected':
+      return { type: 'disconnected', clean: data.clean === true };
+    case 'clipboard':
+      return typeof data.text === 'string' ? { type: 'clipboard', text: data.text } : null;
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ChatMessage } from '@lazyboy/contracts';
+import type { ReceivedRequest, Turn } from '@lazyboy/model';
+import type { Page } from 'playwright-core';
+import { signUp } from '../../apps/api/src/testing/test-users.js';
+import { WebHarness } from './web-harness.js';
+
+// The computer panel in a real Chromium: the agent's live desktop over noVNC through the web server's
+// /view proxy, and a person taking over, clicking in the desktop and handing back while a run waits.
+
+const text = (content: ChatMessage['content']): string =>
+  typeof content === 'string' ? content : (content ?? []).map((p) => ('text' in p ? p.text : '')).join('');
+
+/** A page that is one big button: wherever a click lands on the page, it presses it (and the server counts). */
+async function startPressSite(): Promise<{ url: string; presses: () => number; close(): Promise<void> }> {
+  let presses = 0;
+  const server = http.createServer((req, res) => {
+    if (req.url === '/pressed') {
+      presses++;
+      res.end('ok');
+      return;
+    }
+    res.setHeader('content-type', 'text/html');
+    res.end(`<!doctype html><title>Press test</title><style>html,body{margin:0;height:100%}
+button{width:100vw;height:100vh;font-size:48px}</style>
+<button id="b" onclick="fetch('/pressed').then(() => { this.textContent = 'Pressed!'; })">Press me</button>`);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    presses: () => presses,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Pixels of the noVNC canvas inside the panel's frame that differ from its first pixel. */
+async function nonBlankPixels(page: Page): Promise<number> {
+  const frame = page.frameLocator('[data-testid="computer-panel"] iframe');
+  return frame
+    .getByTestId('vnc-screen')
+    .locator('canvas')
+    .evaluate((canvas: HTMLCanvasElement) => {
+      const ctx = canvas.getContext('2d');
+      if (!ctx || canvas.width === 0) return 0;
+      const { data } = ctx.getImageData(0, 0, canvas.width, canvas.height);
+      let differing = 0;
+      for (let i = 0; i < data.length; i += 4 * 97) {
+        if (data[i] !== data[0] || data[i + 1] !== data[1] || data[i + 2] !== data[2]) differing++;
+      }
+      return differing;
+    });
+}
+
+describe('the computer panel in a real browser', () => {
+  const harness = new WebHarness();
+  let site: Awaited<ReturnType<typeof startPressSite>>;
+
+  function answer(request: ReceivedRequest): Turn {
+    // Providers get a tool's screenshot as a user message of its own: that is not the person speaking.
+    const asked = [...request.messages]
+      .reverse()
+      .find((m) => m.role === 'user' && !text(m.content).startsWith('Image from the result of tool call'));
+    const tools = request.messages.filter((m) => m.role === 'tool').map((m) => text(m.content));
+    if (!text(asked?.content ?? '').startsWith('Press the big button')) return { text: 'Hello.' };
+    if (tools.length === 0) return { toolCalls: [{ name: 'browser', arguments: { action: 'navigate', url: site.url } }] };
+    if (tools.length === 1)
+      return { toolCalls: [{ name: 'request_takeover', arguments: { reason: 'Please press the button yourself.' } }] };
+    if (tools.length === 2) return { toolCalls: [{ name: 'browser', arguments: { action: 'observe' } }] };
+    const pressed = tools.at(-1)!.includes('Pressed!');
+    return {
+      toolCalls: [
+        { name: 'report_done', arguments: { summary: pressed ? 'You pressed it: the page says Pressed!' : 'Not pressed.' } },
+      ],
+    };
+  }
+
+  beforeAll(async () => {
+    site = await startPressSite();
+    await harness.start((request) => answer(request));
+  }, 120_000);
+
+  afterAll(async () => {
+    await harness.stop();
+    await site?.close();
+  }, 120_000);
+
+  it('shows the live desktop, and lets a person take over, click in it and hand back while the run waits', async () => {
+    const user = await signUp(harness.service.app.url);
+    const bot = await harness.service.call<{ id: string }>(user, 'POST', `/api/workspaces/${user.workspaceId}/bots`, {
+      name: 'Ada',
+    });
+    const { context, page } = await harness.newPage({ cookie: user.cookie });
+    try {
+      const views: string[] = [];
+      page.on('websocket', (socket) => {
+        if (new URL(socket.url()).pathname.startsWith('/view/')) views.push(socket.url());
+      });
+      await page.goto(`/agents/${bot.id}`);
+      // Opening the panel boots the computer, connects view-only and shows real desktop pixels.
+      await page.getByTestId('computer-toggle').click();
+      await page.locator('[data-testid="computer-panel"][data-first-frame="true"]').waitFor({ timeout: 90_000 });
+      expect(await nonBlankPixels(page)).toBeGreaterThan(20);
+
+      const composer = page.getByTestId('composer');
+      await composer.fill('Press the big button for me');
+      await composer.press('Enter');
+      // The agent opens the page, then asks for a person.
+      await page.locator('[data-testid="pending-question"][data-kind="takeover"]').waitFor({ timeout: 60_000 });
+
+      const screen = page.frameLocator('[data-testid="computer-panel"] iframe').getByTestId('vnc-screen');
+      // Watching only: a click in the desktop does not reach it.
+      await screen.click();
+      await page.waitForTimeout(1_000);
+      expect(site.presses()).toBe(0);
+
+      await page.getByTestId('takeover-button').click();
+      await page.getByTestId('release-button').waitFor({ timeout: 15_000 });
+      // Driving once the web server let this connection's input through (the panel says so).
+      await page.locator('[data-testid="computer-panel"][data-driving="true"]').waitFor({ timeout: 15_000 });
+      // In control, without reconnecting: the same click presses the button.
+      await screen.click();
+      const deadline = Date.now() + 10_000;
+      while (site.presses() === 0 && Date.now() < deadline) await page.waitForTimeout(100);
+      expect(site.presses()).toBe(1);
+
+      await page.getByTestId('release-button').click();
+      await page.getByTestId('takeover-button').waitFor({ timeout: 15_000 });
+      // The run continues from the screen as the person left it.
+      await page
+        .locator('[data-testid="message"][data-role="assistant"]')
+        .filter({ hasText: 'You pressed it: the page says Pressed!' })
+        .waitFor({ timeout: 60_000 });
+      expect(site.presses()).toBe(1);
+      // Watching, driving and watching again: all on the first connection, the picture never reconnected.
+      expect(views).toHaveLength(1);
+    } finally {
+      await context.close();
+    }
+  }, 240_000);
+});
