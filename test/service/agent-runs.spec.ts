@@ -62,6 +62,10 @@ describe('an agent at work, over HTTP and socket.io', () => {
       if (tool.includes('handed back control')) return { toolCalls: [call('browser', { action: 'observe' })] };
       return { toolCalls: [call('report_done', { summary: 'Looked at the page after the takeover.' })] };
     }
+    if (asked.startsWith('Ask me to log in')) {
+      if (!tool) return { toolCalls: [call('request_takeover', { reason: 'Please log in for me.' })] };
+      return { toolCalls: [call('report_done', { summary: 'Carrying on after the hand-back.' })] };
+    }
     const count = /^Count to (\d+)/.exec(asked);
     if (count) return { text: `${count[1]}, done.` };
     return { text: `I cannot do "${asked}".` };
@@ -202,6 +206,17 @@ describe('an agent at work, over HTTP and socket.io', () => {
     const history = await harness.call<{ items: MessageView[] }>(user, 'GET', `/api/sessions/${sessionId}/messages?limit=50`);
     const answers = history.items.filter((m) => m.role === 'assistant').map((m) => m.text);
     expect(answers.sort()).toEqual(['1, done.', '2, done.', '3, done.', '4, done.', '5, done.']);
+  });
+
+  it('goes on when the person hands back a run that asked for them, even without having taken control', async () => {
+    const { user, botId, sessionId } = await harness.userWithAgent('Cleo');
+    const sent = await harness.send(user, sessionId, 'Ask me to log in somewhere');
+    const parked = await harness.runUntil(user, sent.run.id, (r) => r.status === 'waiting_takeover' || FINAL(r), 60_000);
+    expect(parked.question).toMatchObject({ kind: 'takeover', prompt: 'Please log in for me.' });
+    const released = await harness.call<{ run: RunView | null }>(user, 'POST', `/api/bots/${botId}/computer/release`);
+    expect(released.run).toMatchObject({ id: sent.run.id, status: expect.stringMatching(/queued|leased|running|completed/) });
+    const done = await harness.runUntil(user, sent.run.id, FINAL, 60_000);
+    expect(done).toMatchObject({ status: 'completed', resultText: 'Carrying on after the hand-back.' });
   });
 
   it('parks a run while a person has taken over, and continues from the screen on release', async () => {

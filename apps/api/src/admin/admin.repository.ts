@@ -42,6 +42,9 @@ const computerInclude = {
 } as const;
 
 /** The instance-wide reads and writes of the admin dashboard: no workspace scoping, on purpose. */
+/** A run with its agent's and workspace's names. */
+export type AdminRunRow = Run & { bot: { name: string }; workspace: { name: string } };
+
 @Injectable()
 export class AdminRepository {
   constructor(private readonly prisma: PrismaService) {}
@@ -108,9 +111,10 @@ export class AdminRepository {
 
   // ------------------------------------------------------------------------------------------ runs
 
-  async runs({ status, workspaceId, botId, limit }: RunFilter): Promise<Run[]> {
+  async runs({ status, workspaceId, botId, limit }: RunFilter): Promise<AdminRunRow[]> {
     return this.prisma.run.findMany({
       where: { ...(status ? { status } : {}), ...(workspaceId ? { workspaceId } : {}), ...(botId ? { botId } : {}) },
+      include: { bot: { select: { name: true } }, workspace: { select: { name: true } } },
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
       take: limit,
     });

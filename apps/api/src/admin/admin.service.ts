@@ -5,6 +5,7 @@ import {
   type AdminComputerListQuery,
   type AdminComputerView,
   type AdminRunListQuery,
+  type AdminRunView,
   type AdminUserListView,
   type AdminUserView,
   type AdminWorkspaceListView,
@@ -146,8 +147,12 @@ export class AdminService {
 
   // ------------------------------------------------------------------------------------------ runs
 
-  async runs(query: AdminRunListQuery): Promise<RunView[]> {
-    return (await this.repo.runs(query)).map(toRunView);
+  async runs(query: AdminRunListQuery): Promise<AdminRunView[]> {
+    return (await this.repo.runs(query)).map((run) => ({
+      ...toRunView(run),
+      botName: run.bot.name,
+      workspaceName: run.workspace.name,
+    }));
   }
 
   /** Stops any run: at once when no executor holds it, at the next safe boundary otherwise. */

@@ -219,7 +219,18 @@ describe('admin dashboard endpoints', () => {
     const all = await as(admin).get(`/api/admin/runs?workspaceId=${bob.workspaceId}`).expect(200);
     expect(all.body.items.map((r: { id: string }) => r.id)).toEqual([runId, older.runId]);
     const byBot = await as(admin).get(`/api/admin/runs?botId=${botId}&status=queued`).expect(200);
-    expect(byBot.body.items).toEqual([expect.objectContaining({ id: runId, status: 'queued', workspaceId: bob.workspaceId })]);
+    const bobsWorkspace = (await as(bob).get(`/api/workspaces/${bob.workspaceId}`).expect(200)).body as { name: string };
+    const bobsBot = (await as(bob).get(`/api/bots/${botId}`).expect(200)).body as { name: string };
+    // With the names the dashboard shows beside it.
+    expect(byBot.body.items).toEqual([
+      expect.objectContaining({
+        id: runId,
+        status: 'queued',
+        workspaceId: bob.workspaceId,
+        botName: bobsBot.name,
+        workspaceName: bobsWorkspace.name,
+      }),
+    ]);
     await as(admin).get('/api/admin/runs?status=bogus').expect(400);
 
     const stopped = await as(admin).post(`/api/admin/runs/${runId}/stop`).expect(200);

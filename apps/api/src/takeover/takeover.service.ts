@@ -5,6 +5,7 @@ import { ComputersService } from '../computers/computers.service.js';
 import { ScreenControlService } from '../computers/screen-control.service.js';
 import { RunsRepository } from '../runs/runs.repository.js';
 import { toRunView } from '../runs/run-views.js';
+import { RunsService } from '../runs/runs.service.js';
 
 /**
  * Takeover joins the two sides: the screen's control lease (computers) and the agent's run (runs). While a
@@ -17,6 +18,7 @@ export class TakeoverService {
     private readonly computers: ComputersService,
     private readonly control: ScreenControlService,
     private readonly runsRepository: RunsRepository,
+    private readonly runs: RunsService,
   ) {}
 
   async take(principal: Principal, botId: string, ip: string | null): Promise<TakeoverResponse> {
@@ -32,10 +34,13 @@ export class TakeoverService {
     // answer shows that run as it is now (queued again, or already taken by an executor).
     const parked = await this.runsRepository.activeRunOfBot(bot.id, ['waiting_takeover']);
     const change = await this.control.releaseControl(bot.id, principal.userId, { ip });
+    const screen = change?.screen ?? (await this.computers.botComputerView(bot)).screen;
+    // A run that asked for a person (request_takeover) while nobody took control: "hand back" without a
+    // takeover still means "go on". While someone else holds control, their release resumes it instead.
+    if (parked && !change && screen?.controlHolder !== 'user') await this.runs.resumeAfterRelease(bot.id);
     const run = parked
       ? await this.runsRepository.findVisible(principal, parked.id)
       : await this.runsRepository.activeRunOfBot(bot.id);
-    const screen = change?.screen ?? (await this.computers.botComputerView(bot)).screen;
     return { screen, run: run ? toRunView(run) : null };
   }
 }

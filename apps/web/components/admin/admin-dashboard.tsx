@@ -1,6 +1,6 @@
 'use client';
 
-import { useCallback, useMemo } from 'react';
+import { useCallback } from 'react';
 import Link from 'next/link';
 import type { AdminComputerListView, AdminWorkspaceListView } from '@lazyboy/contracts';
 import { admin } from '../../lib/endpoints';
@@ -45,11 +45,6 @@ function AdminTables({ selfId }: { selfId: string }) {
   const loadComputers = useCallback((signal: AbortSignal) => admin.computers(signal), []);
   const workspaces = useAdminData<AdminWorkspaceListView>(loadWorkspaces);
   const computers = useAdminData<AdminComputerListView>(loadComputers);
-  const workspaceNames = useMemo(() => new Map(workspaces.data?.items.map((w) => [w.id, w.name])), [workspaces.data]);
-  const botNames = useMemo(
-    () => new Map(computers.data?.items.flatMap((c) => (c.botId && c.botName ? [[c.botId, c.botName] as const] : []))),
-    [computers.data],
-  );
 
   return (
     <div className="admin-page" data-testid="admin-dashboard">
@@ -68,7 +63,7 @@ function AdminTables({ selfId }: { selfId: string }) {
       <AdminUsers selfId={selfId} />
       <AdminWorkspaces workspaces={workspaces} />
       <AdminComputers computers={computers} />
-      <AdminRuns botNames={botNames} workspaceNames={workspaceNames} />
+      <AdminRuns />
     </div>
   );
 }

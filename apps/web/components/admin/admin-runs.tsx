@@ -14,19 +14,13 @@ import { useAdminData } from './use-admin-data';
 
 const STATUSES: readonly RunStatus[] = runStatusSchema.options;
 
-interface AdminRunsProps {
-  /** Names the API's run view does not carry, from the other tables. */
-  botNames: ReadonlyMap<string, string>;
-  workspaceNames: ReadonlyMap<string, string>;
-}
-
 function duration(run: RunView): string {
   const start = run.startedAt ?? run.createdAt;
   const end = run.finishedAt ? Date.parse(run.finishedAt) : Date.now();
   return formatDuration(end - Date.parse(start));
 }
 
-export function AdminRuns({ botNames, workspaceNames }: AdminRunsProps) {
+export function AdminRuns() {
   const t = useT();
   const locale = useLocale();
   const [status, setStatus] = useState<RunStatus | ''>('');
@@ -40,7 +34,7 @@ export function AdminRuns({ botNames, workspaceNames }: AdminRunsProps) {
     setError(null);
     try {
       const changed = await admin.stopRun(run.id);
-      runs.set((list) => list && { items: list.items.map((r) => (r.id === changed.id ? changed : r)) });
+      runs.set((list) => list && { items: list.items.map((r) => (r.id === changed.id ? { ...r, ...changed } : r)) });
     } catch (failure) {
       // Already over: the refreshed list shows how it ended.
       if (failure instanceof ApiError && failure.code === 'CONFLICT') runs.reload();
@@ -88,8 +82,8 @@ export function AdminRuns({ botNames, workspaceNames }: AdminRunsProps) {
                 {run.cancelRequested && !isFinalRun(run) && <div className="cell-sub">{t.stopping}</div>}
               </td>
               <td>
-                <div className="cell-main">{botNames.get(run.botId) ?? run.botId.slice(0, 8)}</div>
-                <div className="cell-sub">{workspaceNames.get(run.workspaceId) ?? run.workspaceId.slice(0, 8)}</div>
+                <div className="cell-main">{run.botName}</div>
+                <div className="cell-sub">{run.workspaceName}</div>
               </td>
               <td className="cell-sub">{run.errorMessage ?? run.busyStep ?? '—'}</td>
               <td>{formatDateTime(run.createdAt, locale)}</td>

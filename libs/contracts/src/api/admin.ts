@@ -96,7 +96,11 @@ export const adminRunListQuerySchema = z.strictObject({
 });
 export type AdminRunListQuery = z.infer<typeof adminRunListQuerySchema>;
 
-export const adminRunListViewSchema = z.object({ items: z.array(runViewSchema) });
+/** A run with the names the dashboard shows beside it. */
+export const adminRunViewSchema = runViewSchema.extend({ botName: z.string(), workspaceName: z.string() });
+export type AdminRunView = z.infer<typeof adminRunViewSchema>;
+
+export const adminRunListViewSchema = z.object({ items: z.array(adminRunViewSchema) });
 export type AdminRunListView = z.infer<typeof adminRunListViewSchema>;
 
 // ------------------------------------------------------------------------------------------------ audit
