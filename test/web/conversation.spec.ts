@@ -30,6 +30,21 @@ function answer(request: ReceivedRequest): Turn {
       };
     return { delayMs: 1_500, toolCalls: [{ name: 'report_done', arguments: { summary: 'It will be sunny all day.' } }] };
   }
+  if (asked.startsWith('Post the announcement')) {
+    if (!acted)
+      return {
+        toolCalls: [
+          {
+            name: 'request_user_confirm',
+            arguments: {
+              action: 'Post the announcement to the team channel',
+              draft: 'Hello everyone, the new version ships Tuesday.',
+            },
+          },
+        ],
+      };
+    return { toolCalls: [{ name: 'report_done', arguments: { summary: 'Posted the announcement.' } }] };
+  }
   return { text: `I cannot do "${asked}".` };
 }
 
@@ -101,6 +116,61 @@ describe('the web app in a real browser', () => {
     }
   }, 90_000);
 
+  it('answers a confirmation inline, and keeps chats: renamed, cleared, a new one', async () => {
+    const user = await signUp(harness.service.app.url);
+    const bot = await harness.service.call<{ id: string }>(user, 'POST', `/api/workspaces/${user.workspaceId}/bots`, {
+      name: 'Bea',
+    });
+    const { context, page } = await harness.newPage({ cookie: user.cookie, locale: 'en' });
+    try {
+      await page.goto(`/agents/${bot.id}`);
+      await page.getByTestId('composer').fill('Post the announcement');
+      await page.getByTestId('composer').press('Enter');
+      const question = page.locator('[data-testid="pending-question"][data-kind="confirm"]');
+      await question.waitFor({ timeout: 15_000 });
+      expect(await question.innerText()).toContain('Hello everyone, the new version ships Tuesday.');
+      await page.getByTestId('question-approve').click();
+      await page
+        .locator('[data-testid="message"][data-role="assistant"]')
+        .filter({ hasText: 'Posted the announcement.' })
+        .waitFor({ timeout: 15_000 });
+      expect(await page.getByTestId('pending-question').count()).toBe(0);
+
+      await page.getByTestId('session-menu').locator('summary').click();
+      await page.getByTestId('session-rename').click();
+      await page.getByTestId('prompt-input').fill('Announcements');
+      await page.getByTestId('prompt-ok').click();
+      await page
+        .getByTestId('session-select')
+        .locator('option:checked', { hasText: 'Announcements' })
+        .waitFor({ state: 'attached' });
+
+      await page.getByTestId('session-menu').locator('summary').click();
+      await page.getByTestId('session-clear').click();
+      await page.getByTestId('confirm-ok').click();
+      await page.getByTestId('chat-empty').waitFor();
+      expect(await page.getByTestId('message').count()).toBe(0);
+      const chats = await harness.service.call<{ id: string; title: string }[]>(user, 'GET', `/api/bots/${bot.id}/sessions`);
+      expect(chats.map((c) => c.title)).toEqual(['Announcements']);
+      const left = await harness.service.call<{ items: unknown[] }>(user, 'GET', `/api/sessions/${chats[0]!.id}/messages`);
+      expect(left.items).toEqual([]);
+
+      await page.getByTestId('session-new').click();
+      await page.getByTestId('composer').fill('What is the weather');
+      await page.getByTestId('composer').press('Enter');
+      await page
+        .locator('[data-testid="message"][data-role="assistant"]')
+        .filter({ hasText: 'It will be sunny all day.' })
+        .waitFor({
+          timeout: 20_000,
+        });
+      const after = await harness.service.call<{ id: string; title: string }[]>(user, 'GET', `/api/bots/${bot.id}/sessions`);
+      expect(after).toHaveLength(2);
+    } finally {
+      await context.close();
+    }
+  }, 90_000);
+
   it("keeps a member out of the admin dashboard and out of another workspace's agent", async () => {
     const owner = await signUp(harness.service.app.url);
     const bot = await fetch(new URL(`/api/workspaces/${owner.workspaceId}/bots`, harness.service.app.url), {
@@ -124,6 +194,27 @@ describe('the web app in a real browser', () => {
       await page.goto(`/agents/${bot.id}`);
       await page.getByTestId('agent-missing').waitFor();
       expect(await page.getByText('Private agent').count()).toBe(0);
+
+      // Nor another workspace's live view, even holding a view URL of it.
+      await harness.service.call(owner, 'POST', `/api/bots/${bot.id}/computer/boot`);
+      const { ticket } = await harness.service.call<{ ticket: string }>(
+        owner,
+        'POST',
+        `/api/bots/${bot.id}/computer/viewer-ticket`,
+        {
+          mode: 'view',
+        },
+      );
+      const outcome = await page.evaluate(
+        (path) =>
+          new Promise<string>((resolve) => {
+            const socket = new WebSocket(new URL(path, location.href.replace(/^http/, 'ws')));
+            socket.onopen = () => resolve('open');
+            socket.onerror = () => resolve('refused');
+          }),
+        `/view/${ticket}?c=${'s'.repeat(22)}`,
+      );
+      expect(outcome).toBe('refused');
     } finally {
       await context.close();
     }
