@@ -23,12 +23,22 @@ export function PendingQuestion({ question, onAnswer, onOpenComputer, onHandBack
   const [text, setText] = useState('');
   const [releasing, setReleasing] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  // One answer per question: a double tap, or Approve then Reject, would reach the agent as a second message.
+  // (A failed send shows its own retry in the chat.)
+  const [answeredPrompt, setAnsweredPrompt] = useState<string | null>(null);
+  const answered = answeredPrompt === `${question.kind}:${question.prompt}`;
+
+  function answer(reply: string) {
+    if (answered) return;
+    setAnsweredPrompt(`${question.kind}:${question.prompt}`);
+    onAnswer(reply);
+  }
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    const answer = text.trim();
-    if (!answer) return;
-    onAnswer(answer);
+    const reply = text.trim();
+    if (!reply) return;
+    answer(reply);
     setText('');
   }
 
@@ -62,9 +72,16 @@ export function PendingQuestion({ question, onAnswer, onOpenComputer, onHandBack
             value={text}
             rows={2}
             placeholder={t.questionAnswerPlaceholder}
+            aria-label={t.questionAnswerPlaceholder}
+            disabled={answered}
             onChange={(event) => setText(event.target.value)}
           />
-          <button type="submit" className="button button-primary" data-testid="question-submit" disabled={!text.trim()}>
+          <button
+            type="submit"
+            className="button button-primary"
+            data-testid="question-submit"
+            disabled={answered || !text.trim()}
+          >
             {t.questionAnswer}
           </button>
         </form>
@@ -75,7 +92,8 @@ export function PendingQuestion({ question, onAnswer, onOpenComputer, onHandBack
             type="button"
             className="button button-danger-quiet"
             data-testid="question-reject"
-            onClick={() => onAnswer(t.confirmRejectReply)}
+            disabled={answered}
+            onClick={() => answer(t.confirmRejectReply)}
           >
             {t.questionReject}
           </button>
@@ -83,7 +101,8 @@ export function PendingQuestion({ question, onAnswer, onOpenComputer, onHandBack
             type="button"
             className="button button-primary"
             data-testid="question-approve"
-            onClick={() => onAnswer(t.confirmApproveReply)}
+            disabled={answered}
+            onClick={() => answer(t.confirmApproveReply)}
           >
             {t.questionApprove}
           </button>

@@ -61,6 +61,8 @@ const CONTROL_RETRY_MS = 5_000;
 const BLANK_DESKTOP_MS = 3_000;
 /** Tickets live 60 s; one older than this may expire on its way through the proxy. */
 const TICKET_FRESH_MS = 45_000;
+/** A websocket whose VNC handshake has not completed by then is dialled again. */
+const CONNECT_TIMEOUT_MS = 15_000;
 const RETRY_BASE_MS = 500;
 const RETRY_MAX_MS = 10_000;
 
@@ -112,6 +114,8 @@ export class ComputerSession {
   private retryTimer: Timer | null = null;
   private renewTimer: Timer | null = null;
   private blankTimer: Timer | null = null;
+  /** A connection that never says `connected` (a lost handshake) is given up and dialled again. */
+  private connectTimer: Timer | null = null;
   private heartbeatTimer: ReturnType<typeof setInterval> | null = null;
 
   constructor(private readonly options: ComputerSessionOptions) {
@@ -135,7 +139,7 @@ export class ComputerSession {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    for (const timer of [this.retryTimer, this.renewTimer, this.blankTimer]) if (timer) clearTimeout(timer);
+    for (const timer of [this.retryTimer, this.renewTimer, this.blankTimer, this.connectTimer]) if (timer) clearTimeout(timer);
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     const conn = this.conn;
     this.conn = null;
@@ -189,6 +193,8 @@ export class ComputerSession {
     switch (message.type) {
       case 'connected':
         conn.open = true;
+        if (this.connectTimer) clearTimeout(this.connectTimer);
+        this.connectTimer = null;
         this.blankTimer = setTimeout(() => this.shown(conn, false), BLANK_DESKTOP_MS);
         this.reconcileControl();
         this.emit();
@@ -259,6 +265,8 @@ export class ComputerSession {
     if (conn?.granted) this.stopInput(conn, false);
     this.emit();
     try {
+      // A control grant still on its way would reopen input after our watch: let it land first.
+      if (this.granting) await this.granting.catch(ignore);
       // A connection the proxy no longer knows lets nothing through either: its answer does not matter.
       if (conn) await this.options.api.watch(conn.id).catch(ignore);
       const { screen } = await this.options.api.release(this.options.botId);
@@ -427,6 +435,13 @@ export class ComputerSession {
     const conn: Connection = { id: this.options.newConnectionId(), open: false, shown: false, granted: false };
     this.conn = conn;
     this.send({ type: 'connect', url: this.options.socketUrl(ticket.value.path, conn.id) });
+    if (this.connectTimer) clearTimeout(this.connectTimer);
+    this.connectTimer = setTimeout(() => {
+      this.connectTimer = null;
+      if (this.closed || this.conn !== conn || conn.open) return;
+      this.send?.({ type: 'disconnect' });
+      this.connectionLost();
+    }, CONNECT_TIMEOUT_MS);
     this.emit();
   }
 
@@ -459,6 +474,8 @@ export class ComputerSession {
 
   private forgetConnection(): void {
     this.conn = null;
+    if (this.connectTimer) clearTimeout(this.connectTimer);
+    this.connectTimer = null;
     if (this.blankTimer) clearTimeout(this.blankTimer);
     if (this.renewTimer) clearTimeout(this.renewTimer);
     this.blankTimer = null;

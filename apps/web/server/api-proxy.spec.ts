@@ -100,6 +100,16 @@ describe('the web server passing /api and /socket.io through to the API', () => 
     expect(received).toContain('x-seen-for: 127.0.0.1');
   });
 
+  it("keeps the API's routes for the web server itself (redeeming viewer tickets) away from browsers", async () => {
+    const res = await fetch(new URL('/api/viewer/redeem', webUrl), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ticket: 'x'.repeat(40) }),
+    });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'no such route' } });
+  });
+
   it('answers 502 with a JSON error code when the API is down', async () => {
     const down = http.createServer((req, res) => proxyRequest(new URL('http://127.0.0.1:1'), req, res));
     const downUrl = await listen(down);

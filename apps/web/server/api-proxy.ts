@@ -13,6 +13,14 @@ export function isApiPath(url: string | undefined): boolean {
   return url !== undefined && /^\/(api|socket\.io)(\/|\?|$)/.test(url);
 }
 
+/**
+ * API routes for the web server itself, never for browsers: redeeming a viewer ticket answers with the
+ * screen's raw VNC address, which only this server's filtered /view proxy may use.
+ */
+export function isInternalApiPath(url: string | undefined): boolean {
+  return url !== undefined && /^\/api\/viewer(\/|\?|$)/.test(url);
+}
+
 /** Request headers for the API: hop-by-hop ones dropped, the forwarding ones set by us. */
 function forwardedHeaders(req: http.IncomingMessage, keepUpgrade: boolean): http.OutgoingHttpHeaders {
   const headers: http.OutgoingHttpHeaders = {};
@@ -39,6 +47,11 @@ function apiUnreachable(res: http.ServerResponse): void {
 
 /** Passes one HTTP request through to the API and its answer back, streaming both bodies. */
 export function proxyRequest(api: URL, req: http.IncomingMessage, res: http.ServerResponse): void {
+  if (isInternalApiPath(req.url)) {
+    const body: ApiErrorBody = { error: { code: 'NOT_FOUND', message: 'no such route' } };
+    res.writeHead(404, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
+    return;
+  }
   const upstream = http.request(
     { hostname: api.hostname, port: api.port, method: req.method, path: req.url, headers: forwardedHeaders(req, false) },
     (answer) => {
@@ -54,6 +67,10 @@ export function proxyRequest(api: URL, req: http.IncomingMessage, res: http.Serv
 
 /** Passes a websocket upgrade (socket.io) through: the handshake as received, then bytes both ways. */
 export function proxyUpgrade(api: URL, req: http.IncomingMessage, socket: Duplex, head: Buffer): void {
+  if (isInternalApiPath(req.url)) {
+    socket.destroy();
+    return;
+  }
   const upstream = net.connect(Number(api.port || 80), api.hostname, () => {
     const lines = [`${req.method ?? 'GET'} ${req.url ?? '/'} HTTP/1.1`];
     for (const [name, value] of Object.entries(forwardedHeaders(req, true))) {

@@ -30,6 +30,8 @@ const server = http.createServer((req, res) => {
   void handle(req, res);
 });
 server.on('upgrade', (req, socket, head) => {
+  // An upgrading socket has no error listener of Node's any more: a reset must not crash the server.
+  socket.on('error', () => socket.destroy());
   if (isApiPath(req.url)) return proxyUpgrade(api, req, socket, head);
   const view = viewRoute(req.method, req.url);
   if (view?.kind === 'stream') return void views.upgrade(view, req, socket, head);

@@ -49,5 +49,9 @@ describe('the RFB input filter', () => {
       /security type 19/,
     );
     expect(() => new RfbInputFilter().push(Buffer.concat([handshake, Buffer.from([99, 0, 0])]))).toThrow(/message type 99/);
+    // A clipboard announced far beyond what anyone pastes is refused at once, not buffered.
+    expect(() =>
+      new RfbInputFilter().push(Buffer.concat([handshake, Buffer.from([6, 0, 0, 0, 0x7f, 0xff, 0xff, 0xff])])),
+    ).toThrow(/clipboard of 2147483647 bytes/);
   });
 });

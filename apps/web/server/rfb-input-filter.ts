@@ -11,6 +11,9 @@ export class RfbProtocolError extends Error {
 
 type Phase = 'version' | 'security' | 'vnc-auth' | 'client-init' | 'messages';
 
+/** A pasted text beyond this is refused: the filter holds a message whole before passing it on. */
+const MAX_CLIPBOARD_BYTES = 1024 * 1024;
+
 /** Security types this filter can follow: None, and VNC authentication (a 16-byte answer). */
 const SECURITY_NONE = 1;
 const SECURITY_VNC_AUTH = 2;
@@ -30,8 +33,14 @@ function messageLength(buf: Buffer): number | null {
       return 8;
     case 5: // PointerEvent
       return 6;
-    case 6: // ClientCutText; a negative length is the extended-clipboard form, |length| bytes follow
-      return need(8) && 8 + Math.abs(buf.readInt32BE(4));
+    case 6: {
+      // ClientCutText; a negative length is the extended-clipboard form, |length| bytes follow.
+      if (!need(8)) return null;
+      const length = Math.abs(buf.readInt32BE(4));
+      if (length > MAX_CLIPBOARD_BYTES)
+        throw new RfbProtocolError(`a clipboard of ${length} bytes is more than this proxy carries`);
+      return 8 + length;
+    }
     case 150: // EnableContinuousUpdates
       return 10;
     case 248: // ClientFence
@@ -57,7 +66,7 @@ export class RfbInputFilter {
   allowInput = false;
   private phase: Phase = 'version';
   private pending: Buffer = Buffer.alloc(0);
-  /** Input messages dropped so far (for the log and tests). */
+  /** Input messages dropped so far (tests read it). */
   dropped = 0;
 
   /** The bytes of `chunk` (with any held back before) to send on: whole messages, input dropped if not allowed. */

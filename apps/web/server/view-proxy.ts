@@ -20,6 +20,7 @@ import { RfbInputFilter, RfbProtocolError } from './rfb-input-filter.js';
 /** Input stays allowed this long after the last control ticket (the page renews every 45 s). */
 export const CONTROL_WINDOW_MS = 90_000;
 const UPSTREAM_OPEN_MS = 10_000;
+const MAX_MESSAGE_BYTES = 2 * 1024 * 1024;
 const TICKET = /^[A-Za-z0-9._~-]{16,4096}$/;
 const CONNECTION_ID = /^[A-Za-z0-9_-]{22,64}$/;
 
@@ -63,6 +64,8 @@ class ViewConnection {
 
   constructor(
     readonly screenId: string,
+    /** Who opened it: only they may switch it. */
+    readonly userId: string,
     private readonly close: () => void,
   ) {}
 
@@ -86,8 +89,11 @@ class ViewConnection {
 }
 
 export class ViewProxy {
-  private readonly server = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  // noVNC's messages are small; a bigger one is refused by ws before it is buffered.
+  private readonly server = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: MAX_MESSAGE_BYTES });
   private readonly connections = new Map<string, ViewConnection>();
+  /** Connection ids whose upgrade is under way (redeeming, connecting): taken, though not open yet. */
+  private readonly reserved = new Set<string>();
 
   constructor(private readonly api: URL) {}
 
@@ -98,18 +104,38 @@ export class ViewProxy {
     socket: Duplex,
     head: Buffer,
   ): Promise<void> {
+    // Node drops its own error listener from an upgrading socket: without one, a caller that resets the
+    // connection while the ticket is redeemed would crash the server.
+    socket.on('error', () => socket.destroy());
+    if (this.connections.has(route.connectionId) || this.reserved.has(route.connectionId)) {
+      socket.end(httpError(new ViewError(409, 'CONFLICT', 'this connection id is in use')));
+      return;
+    }
+    this.reserved.add(route.connectionId);
     let redeemed: ViewerTicketRedeemResponse;
+    let userId: string;
     let upstream: WebSocket;
     try {
-      if (this.connections.has(route.connectionId)) throw new ViewError(409, 'CONFLICT', 'this connection id is in use');
-      redeemed = await this.redeemFor(req, route.ticket);
+      ({ redeemed, userId } = await this.redeemFor(req, route.ticket));
       upstream = await openUpstream(redeemed.target);
     } catch (error) {
+      this.reserved.delete(route.connectionId);
       const failure = error instanceof ViewError ? error : new ViewError(502, 'NOT_READY', 'the screen is not reachable');
       socket.end(httpError(failure));
       return;
     }
-    this.server.handleUpgrade(req, socket, head, (browser) => this.carry(route.connectionId, redeemed, browser, upstream));
+    // The browser may be gone by now, or its handshake bad: ws then never calls back, and the screen's
+    // connection must not stay open.
+    let carried = false;
+    socket.once('close', () => {
+      this.reserved.delete(route.connectionId);
+      if (!carried) upstream.terminate();
+    });
+    this.server.handleUpgrade(req, socket, head, (browser) => {
+      carried = true;
+      this.reserved.delete(route.connectionId);
+      this.carry(route.connectionId, redeemed, userId, browser, upstream);
+    });
   }
 
   /** POST /view/<id>/control {ticket} and /view/<id>/watch. */
@@ -122,10 +148,18 @@ export class ViewProxy {
       const connection = this.connections.get(route.connectionId);
       if (!connection) throw new ViewError(404, 'NOT_FOUND', 'no such view connection');
       if (route.kind === 'watch') {
+        // Anyone may turn input off; only the connection's own person gets here with a cookie, though.
+        if ((await this.signedIn(req)) !== connection.userId) throw new ViewError(404, 'NOT_FOUND', 'no such view connection');
         connection.watchOnly();
       } else {
         const ticket = await readTicket(req);
-        const redeemed = await this.redeemFor(req, ticket);
+        const { redeemed, userId } = await this.redeemFor(req, ticket).catch((error: unknown) => {
+          // A used or expired ticket is not a lost sign-in: 401 would send the page to the login screen.
+          if (error instanceof ViewError && error.code === 'UNAUTHENTICATED' && error.message.includes('ticket'))
+            throw new ViewError(403, 'FORBIDDEN', error.message);
+          throw error;
+        });
+        if (userId !== connection.userId) throw new ViewError(404, 'NOT_FOUND', 'no such view connection');
         if (redeemed.screenId !== connection.screenId) throw new ViewError(403, 'FORBIDDEN', 'the ticket is for another screen');
         if (redeemed.viewOnly) throw new ViewError(403, 'FORBIDDEN', 'take control of the screen first');
         connection.allowInputFor(CONTROL_WINDOW_MS);
@@ -143,8 +177,14 @@ export class ViewProxy {
     for (const connection of this.connections.values()) connection.end();
   }
 
-  private carry(connectionId: string, redeemed: ViewerTicketRedeemResponse, browser: WebSocket, upstream: WebSocket): void {
-    const connection = new ViewConnection(redeemed.screenId, () => {
+  private carry(
+    connectionId: string,
+    redeemed: ViewerTicketRedeemResponse,
+    userId: string,
+    browser: WebSocket,
+    upstream: WebSocket,
+  ): void {
+    const connection = new ViewConnection(redeemed.screenId, userId, () => {
       browser.terminate();
       upstream.terminate();
     });
@@ -160,6 +200,8 @@ export class ViewProxy {
       }
     });
     upstream.on('message', (data: RawData) => browser.send(toBuffer(data)));
+    // Paused since it opened: the screen's first bytes (its RFB version) may already be waiting.
+    upstream.resume();
     const finish = () => {
       if (this.connections.get(connectionId) === connection) this.connections.delete(connectionId);
       connection.end();
@@ -171,11 +213,14 @@ export class ViewProxy {
   }
 
   /** Redeems a ticket for the person signed in on this request; refused for anyone else. */
-  private async redeemFor(req: http.IncomingMessage, ticket: string): Promise<ViewerTicketRedeemResponse> {
+  private async redeemFor(
+    req: http.IncomingMessage,
+    ticket: string,
+  ): Promise<{ redeemed: ViewerTicketRedeemResponse; userId: string }> {
     const userId = await this.signedIn(req);
     const redeemed = await this.redeem(ticket);
     if (redeemed.userId !== userId) throw new ViewError(403, 'FORBIDDEN', 'this viewer ticket is not yours');
-    return redeemed;
+    return { redeemed, userId };
   }
 
   private async signedIn(req: http.IncomingMessage): Promise<string> {
@@ -216,7 +261,11 @@ export class ViewProxy {
 function openUpstream(target: string): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
     const upstream = new WebSocket(target, ['binary'], { perMessageDeflate: false, handshakeTimeout: UPSTREAM_OPEN_MS });
-    upstream.once('open', () => resolve(upstream));
+    upstream.once('open', () => {
+      // Held until the browser side is connected and listening: nothing the screen sends is lost.
+      upstream.pause();
+      resolve(upstream);
+    });
     upstream.once('error', () => reject(new ViewError(502, 'NOT_READY', 'the screen is not reachable')));
   });
 }
