@@ -13,13 +13,30 @@ import { WebHarness } from './web-harness.js';
 const text = (content: ChatMessage['content']): string =>
   typeof content === 'string' ? content : (content ?? []).map((p) => ('text' in p ? p.text : '')).join('');
 
-/** A page that is one big button: wherever a click lands on the page, it presses it (and the server counts). */
-async function startPressSite(): Promise<{ url: string; presses: () => number; close(): Promise<void> }> {
+/**
+ * `/`: a page that is one big button: wherever a click lands, it presses it (and the server counts).
+ * `/type`: a page that is one big text field, whose text the server hears as it is typed.
+ */
+async function startPressSite(): Promise<{ url: string; presses: () => number; typed: () => string; close(): Promise<void> }> {
   let presses = 0;
+  let typed = '';
   const server = http.createServer((req, res) => {
-    if (req.url === '/pressed') {
+    const url = new URL(req.url ?? '/', 'http://site.invalid');
+    if (url.pathname === '/pressed') {
       presses++;
       res.end('ok');
+      return;
+    }
+    if (url.pathname === '/typed') {
+      typed = url.searchParams.get('v') ?? '';
+      res.end('ok');
+      return;
+    }
+    if (url.pathname === '/type') {
+      res.setHeader('content-type', 'text/html; charset=utf-8');
+      res.end(`<!doctype html><title>Type test</title><style>html,body{margin:0;height:100%}
+textarea{width:100vw;height:100vh;font-size:32px;box-sizing:border-box}</style>
+<textarea oninput="fetch('/typed?v=' + encodeURIComponent(this.value))"></textarea>`);
       return;
     }
     res.setHeader('content-type', 'text/html');
@@ -31,6 +48,7 @@ button{width:100vw;height:100vh;font-size:48px}</style>
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
     presses: () => presses,
+    typed: () => typed,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
@@ -63,6 +81,13 @@ describe('the computer panel in a real browser', () => {
       .reverse()
       .find((m) => m.role === 'user' && !text(m.content).startsWith('Image from the result of tool call'));
     const tools = request.messages.filter((m) => m.role === 'tool').map((m) => text(m.content));
+    if (text(asked?.content ?? '').startsWith('Open the typing page')) {
+      if (tools.length === 0)
+        return { toolCalls: [{ name: 'browser', arguments: { action: 'navigate', url: `${site.url}type` } }] };
+      if (tools.length === 1)
+        return { toolCalls: [{ name: 'request_takeover', arguments: { reason: 'Please type your greeting.' } }] };
+      return { toolCalls: [{ name: 'report_done', arguments: { summary: 'Thanks for typing.' } }] };
+    }
     if (!text(asked?.content ?? '').startsWith('Press the big button')) return { text: 'Hello.' };
     if (tools.length === 0) return { toolCalls: [{ name: 'browser', arguments: { action: 'navigate', url: site.url } }] };
     if (tools.length === 1)
@@ -135,6 +160,38 @@ describe('the computer panel in a real browser', () => {
       expect(site.presses()).toBe(1);
       // Watching, driving and watching again: all on the first connection, the picture never reconnected.
       expect(views).toHaveLength(1);
+    } finally {
+      await context.close();
+    }
+  }, 240_000);
+
+  it('pastes the local clipboard into the desktop, Chinese text included, while in control', async () => {
+    const user = await signUp(harness.service.app.url);
+    const bot = await harness.service.call<{ id: string }>(user, 'POST', `/api/workspaces/${user.workspaceId}/bots`, {
+      name: 'Bo',
+    });
+    const { context, page } = await harness.newPage({ cookie: user.cookie, permissions: ['clipboard-read', 'clipboard-write'] });
+    try {
+      await page.goto(`/agents/${bot.id}`);
+      await page.getByTestId('composer').fill('Open the typing page for me');
+      await page.getByTestId('composer').press('Enter');
+      await page.locator('[data-testid="pending-question"][data-kind="takeover"]').waitFor({ timeout: 60_000 });
+      await page.getByTestId('computer-toggle').click();
+      await page.locator('[data-testid="computer-panel"][data-first-frame="true"]').waitFor({ timeout: 60_000 });
+      await page.getByTestId('takeover-button').click();
+      await page.locator('[data-testid="computer-panel"][data-driving="true"]').waitFor({ timeout: 15_000 });
+      // Into the text field that fills the desktop's page, then paste from this computer's clipboard.
+      await page.frameLocator('[data-testid="computer-panel"] iframe').getByTestId('vnc-screen').click();
+      await page.evaluate(() => navigator.clipboard.writeText('你好, LazyBoy!\n第二行'));
+      await page.getByTestId('paste-button').click();
+      const deadline = Date.now() + 15_000;
+      while (site.typed() !== '你好, LazyBoy!\n第二行' && Date.now() < deadline) await page.waitForTimeout(100);
+      expect(site.typed()).toBe('你好, LazyBoy!\n第二行');
+      await page.getByTestId('release-button').click();
+      await page
+        .locator('[data-testid="message"][data-role="assistant"]')
+        .filter({ hasText: 'Thanks for typing.' })
+        .waitFor({ timeout: 60_000 });
     } finally {
       await context.close();
     }

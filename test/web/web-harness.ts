@@ -66,13 +66,14 @@ export class WebHarness {
    * signed in with `cookie` (a session cookie from the API, `name=value`).
    */
   async newPage(
-    options: { locale?: string; viewport?: { width: number; height: number }; cookie?: string } = {},
+    options: { locale?: string; viewport?: { width: number; height: number }; cookie?: string; permissions?: string[] } = {},
   ): Promise<{ context: BrowserContext; page: Page }> {
     if (!this.browser) throw new Error('start the harness first');
     const context = await this.browser.newContext({
       baseURL: this.webUrl,
       locale: options.locale ?? 'zh-TW',
       viewport: options.viewport ?? { width: 1280, height: 800 },
+      ...(options.permissions ? { permissions: options.permissions } : {}),
     });
     if (options.cookie) {
       const [name, ...value] = options.cookie.split('=');

@@ -8,7 +8,7 @@
  * - connect { url }          open the RFB websocket (ws(s)://<host>/view/<ticket>?c=<connection id>); a
  *                            connection starts view-only, and one already open is dropped without a word
  * - view-only { viewOnly }   let noVNC send keyboard and pointer input, or stop it (no reconnect)
- * - paste { text }           put text on the desktop's clipboard (the person then presses Ctrl+V there)
+ * - paste { text }           type text into the desktop's focused field (Latin-1 text also goes on its clipboard)
  * - disconnect               close the connection (not reported back: the panel asked)
  *
  * vnc.html → panel

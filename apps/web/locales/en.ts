@@ -95,7 +95,7 @@ export const en: Messages = {
   computerHandBack: 'Hand back',
   computerPaste: 'Paste',
   computerPasteHint: 'Send the text on your clipboard to the computer’s clipboard',
-  computerPasteSent: 'On the computer’s clipboard now: press Ctrl+V there to paste it.',
+  computerPasteSent: 'Typed into the field that has the focus on the computer.',
   computerPasteLabel: 'Text for the computer’s clipboard',
   computerPasteSend: 'Send',
   chats: 'Chats',

@@ -94,7 +94,7 @@ export const zhTW = {
   computerHandBack: '交還給 Agent',
   computerPaste: '貼上',
   computerPasteHint: '把你剪貼簿裡的文字送到電腦的剪貼簿',
-  computerPasteSent: '已送到電腦的剪貼簿，在電腦裡按 Ctrl+V 貼上。',
+  computerPasteSent: '已輸入到電腦上目前選取的欄位。',
   computerPasteLabel: '要送到電腦剪貼簿的文字',
   computerPasteSend: '送出',
   chats: '對話',

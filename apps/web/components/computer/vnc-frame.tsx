@@ -7,7 +7,7 @@ import { parseVncMessage, tag, type PanelToVnc } from '../../lib/vnc-messages';
 const VNC_PAGE = '/vnc.html';
 
 export interface VncFrameHandle {
-  /** Keyboard focus to the desktop (after a paste, for the Ctrl+V). */
+  /** Keyboard focus to the desktop (after a paste, to go on typing). */
   focus(): void;
 }
 
