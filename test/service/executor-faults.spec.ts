@@ -118,9 +118,26 @@ describe('executor faults', () => {
     await until(() => site.requests('/slow') > slowBefore, 'the slow page request of executor A');
     const held = await runRow(sent.run.id);
 
-    // A stalls past its lease (simulated by expiring it); B claims the run with a newer fence.
-    await db.query(`UPDATE "Run" SET "leaseExpiresAt" = now() - interval '1 second' WHERE id = $1`, [sent.run.id]);
+    // A stalls past its lease (simulated by expiring it); B claims the run with a newer fence. A's renewal
+    // timer may extend the lease again before anyone claims it (a holder may renew until it is taken over):
+    // the lease is kept expired until the fence moves on.
+    const expire = () =>
+      db.query(`UPDATE "Run" SET "leaseExpiresAt" = now() - interval '1 second' WHERE id = $1 AND "leaseFence" = $2`, [
+        sent.run.id,
+        held.leaseFence,
+      ]);
+    await expire();
+    let claimed = false;
+    const deadline = Date.now() + 60_000;
+    const keepExpired = (async () => {
+      while (!claimed && Date.now() < deadline) {
+        await expire();
+        claimed = BigInt((await runRow(sent.run.id)).leaseFence) > BigInt(held.leaseFence);
+        await sleep(50);
+      }
+    })();
     extraApps.push(await startTestApp(harness.config({ LAZYBOY_RUN_LEASE_MS: '60000' })));
+    await keepExpired;
     const done = await harness.runUntil(user, sent.run.id, FINAL, 90_000);
     expect(done).toMatchObject({ status: 'completed', resultText: 'Recovered without repeating the call.' });
     const after = await runRow(sent.run.id);

@@ -20,6 +20,7 @@ const text = (content: ChatMessage['content']): string =>
 async function startPressSite(): Promise<{ url: string; presses: () => number; typed: () => string; close(): Promise<void> }> {
   let presses = 0;
   let typed = '';
+  let typedAt = 0;
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://site.invalid');
     if (url.pathname === '/pressed') {
@@ -28,7 +29,12 @@ async function startPressSite(): Promise<{ url: string; presses: () => number; t
       return;
     }
     if (url.pathname === '/typed') {
-      typed = url.searchParams.get('v') ?? '';
+      // One request per keystroke, and they may overtake each other: the newest input wins.
+      const n = Number(url.searchParams.get('n'));
+      if (n > typedAt) {
+        typedAt = n;
+        typed = url.searchParams.get('v') ?? '';
+      }
       res.end('ok');
       return;
     }
@@ -36,7 +42,8 @@ async function startPressSite(): Promise<{ url: string; presses: () => number; t
       res.setHeader('content-type', 'text/html; charset=utf-8');
       res.end(`<!doctype html><title>Type test</title><style>html,body{margin:0;height:100%}
 textarea{width:100vw;height:100vh;font-size:32px;box-sizing:border-box}</style>
-<textarea oninput="fetch('/typed?v=' + encodeURIComponent(this.value))"></textarea>`);
+<script>let n = 0;</script>
+<textarea oninput="fetch('/typed?n=' + ++n + '&v=' + encodeURIComponent(this.value))"></textarea>`);
       return;
     }
     res.setHeader('content-type', 'text/html');
@@ -165,7 +172,7 @@ describe('the computer panel in a real browser', () => {
     }
   }, 240_000);
 
-  it('pastes the local clipboard into the desktop, Chinese text included, while in control', async () => {
+  it('pastes the local clipboard into the desktop, Chinese text included, and types through the keyboard button while in control', async () => {
     const user = await signUp(harness.service.app.url);
     const bot = await harness.service.call<{ id: string }>(user, 'POST', `/api/workspaces/${user.workspaceId}/bots`, {
       name: 'Bo',
@@ -187,6 +194,13 @@ describe('the computer panel in a real browser', () => {
       const deadline = Date.now() + 15_000;
       while (site.typed() !== '你好, LazyBoy!\n第二行' && Date.now() < deadline) await page.waitForTimeout(100);
       expect(site.typed()).toBe('你好, LazyBoy!\n第二行');
+      // The on-screen keyboard's way in (a phone's keyboard opens for a text field, not for the canvas).
+      await page.getByTestId('keyboard-button').click();
+      await page.keyboard.type(' ok');
+      await page.keyboard.press('Backspace');
+      const typedBy = Date.now() + 15_000;
+      while (site.typed() !== '你好, LazyBoy!\n第二行 o' && Date.now() < typedBy) await page.waitForTimeout(100);
+      expect(site.typed()).toBe('你好, LazyBoy!\n第二行 o');
       await page.getByTestId('release-button').click();
       await page
         .locator('[data-testid="message"][data-role="assistant"]')

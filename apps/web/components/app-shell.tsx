@@ -8,7 +8,7 @@ import { bots as botsApi, runs as runsApi } from '../lib/endpoints';
 import { errorText } from '../lib/error-text';
 import { useT } from '../lib/i18n';
 import { useRealtimeEvents, useRealtimeRoom } from '../lib/realtime';
-import { EMPTY_RUNS, applyRunSnapshot, applyRunUpdate, type RunsState } from '../lib/runs-store';
+import { EMPTY_RUNS, applyRunSnapshot, applyRunUpdate, type RunSource, type RunsState } from '../lib/runs-store';
 import { ShellContext, type ShellValue } from '../lib/shell-context';
 import { signOut } from '../lib/sign-out';
 import { useSignedIn } from '../lib/use-me';
@@ -17,12 +17,14 @@ import { ErrorBanner } from './error-banner';
 import { Sidebar } from './sidebar';
 
 type RunsAction =
-  { type: 'update'; run: RunView } | { type: 'snapshot'; runs: RunView[]; requestedAt: number } | { type: 'reset' };
+  | { type: 'update'; run: RunView; from: RunSource }
+  | { type: 'snapshot'; runs: RunView[]; requestedAt: number }
+  | { type: 'reset' };
 
 function runsReducer(state: RunsState, action: RunsAction): RunsState {
   switch (action.type) {
     case 'update':
-      return applyRunUpdate(state, action.run);
+      return applyRunUpdate(state, action.run, { from: action.from });
     case 'snapshot':
       return applyRunSnapshot(state, action.runs, action.requestedAt);
     case 'reset':
@@ -137,7 +139,8 @@ function WorkspaceShell({ me, workspace, onSelectWorkspace, children }: Workspac
     if (!initial || loadedOnce.current) void load();
   });
   useRealtimeEvents((event) => {
-    if (event.type === 'run.updated' && event.run.workspaceId === workspace.id) dispatch({ type: 'update', run: event.run });
+    if (event.type === 'run.updated' && event.run.workspaceId === workspace.id)
+      dispatch({ type: 'update', run: event.run, from: 'event' });
   });
 
   // The drawer is a way to navigate: once the page changed, it has done its job.
@@ -149,7 +152,7 @@ function WorkspaceShell({ me, workspace, onSelectWorkspace, children }: Workspac
       workspace,
       bots,
       runs,
-      upsertRun: (run) => dispatch({ type: 'update', run }),
+      applyRunAnswer: (run) => dispatch({ type: 'update', run, from: 'answer' }),
       putBot: (bot) =>
         setBots((list) => {
           const current = list ?? [];

@@ -33,7 +33,7 @@ interface ChatViewProps {
 export function ChatView({ bot, sessionId, createSession, onActivity, onOpenComputer, onHandBack }: ChatViewProps) {
   const t = useT();
   const shell = useShell();
-  const chat = useChat(sessionId, { createSession, onActivity, onRun: shell.upsertRun });
+  const chat = useChat(sessionId, { createSession, onActivity, onRun: shell.applyRunAnswer });
   const sessionRuns = sessionId ? runsOfSession(shell.runs, sessionId) : [];
   const run = pickStatusRun(sessionRuns);
   const status = agentStatus(run);
@@ -48,7 +48,7 @@ export function ChatView({ bot, sessionId, createSession, onActivity, onOpenComp
     // Stop means stop: the active run and whatever of this chat queued behind it.
     const results = await Promise.allSettled(sessionRuns.map((r) => runsApi.cancel(r.id)));
     for (const result of results) {
-      if (result.status === 'fulfilled') shell.upsertRun(result.value);
+      if (result.status === 'fulfilled') shell.applyRunAnswer(result.value);
       // CONFLICT: it ended on its own meanwhile, which is what was wanted.
       else if (!(result.reason instanceof ApiError && result.reason.code === 'CONFLICT'))
         setStopError(errorText(result.reason, t));

@@ -105,6 +105,7 @@ export function ComputerPanel({ botId, takeoverRequest = 0, ref }: ComputerPanel
         onTakeOver={() => void session?.takeOver()}
         onHandBack={() => void session?.handBack()}
         onPaste={() => void paste()}
+        onKeyboard={() => session?.openKeyboard()}
       />
       {actionError !== null && (
         <p className="form-error computer-message" role="alert" data-testid="computer-error">

@@ -20,6 +20,9 @@ export class ApiError extends Error {
   }
 }
 
+/** Longer than any API request takes (booting a computer is the slowest, a few seconds). */
+const REQUEST_TIMEOUT_MS = 60_000;
+
 type Listener = () => void;
 const unauthenticatedListeners = new Set<Listener>();
 
@@ -45,6 +48,9 @@ export interface RequestOptions {
  */
 export async function apiRequest<T>(path: string, { method = 'GET', body, signal }: RequestOptions = {}): Promise<T> {
   let res: Response;
+  // A request that never answers would hold up what waits behind it (a chat's later messages): it fails
+  // as a network error instead, which a message retries with its same clientNonce.
+  const deadline = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
   try {
     res = await fetch(path, {
       method,
@@ -53,7 +59,7 @@ export async function apiRequest<T>(path: string, { method = 'GET', body, signal
         body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
       cache: 'no-store',
-      signal,
+      signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
     });
   } catch (error) {
     if (signal?.aborted) throw error;

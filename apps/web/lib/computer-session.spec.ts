@@ -196,6 +196,8 @@ describe('ComputerSession', () => {
 
     expect(env.session.paste('hello')).toBe(true);
     expect(env.sent.at(-1)).toEqual({ type: 'paste', text: 'hello' });
+    expect(env.session.openKeyboard()).toBe(true);
+    expect(env.sent.at(-1)).toEqual({ type: 'keyboard' });
 
     env.server.calls.length = 0;
     await env.session.handBack();
@@ -203,6 +205,7 @@ describe('ComputerSession', () => {
     expect(env.sent.at(-1)).toEqual({ type: 'view-only', viewOnly: true });
     expect(env.session.getSnapshot()).toMatchObject({ control: 'agent', driving: false, switching: null });
     expect(env.session.paste('nope')).toBe(false);
+    expect(env.session.openKeyboard()).toBe(false);
 
     // No renewal after the hand back.
     env.server.calls.length = 0;

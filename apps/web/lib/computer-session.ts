@@ -292,6 +292,13 @@ export class ComputerSession {
     return true;
   }
 
+  /** Opens the phone's on-screen keyboard over the desktop; false when the person does not drive the screen. */
+  openKeyboard(): boolean {
+    if (!this.conn?.granted || !this.send) return false;
+    this.send({ type: 'keyboard' });
+    return true;
+  }
+
   // ------------------------------------------------------------------------------------ the computer
 
   private async refresh(): Promise<void> {

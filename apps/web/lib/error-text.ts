@@ -2,8 +2,9 @@ import type { Messages } from '../locales';
 import { ApiError } from './api';
 
 /**
- * What to tell the person about a failed request. The API's messages are specific ("the name is taken"),
- * so they are shown as they are; only failures without one get a catalog text.
+ * What to tell the person about a failed request, in their language. Conflicts and refused input keep the
+ * API's own message, which says what to change ("the name is taken") but is in English; every other
+ * failure gets a catalog text.
  */
 export function errorText(error: unknown, t: Messages): string {
   if (!(error instanceof ApiError)) return t.errorUnexpected;
@@ -15,6 +16,14 @@ export function errorText(error: unknown, t: Messages): string {
       return t.errorUnexpected;
     case 'RATE_LIMITED':
       return t.errorRateLimited;
+    case 'NOT_READY':
+      return t.errorNotReady;
+    case 'NOT_FOUND':
+      return t.errorNotFound;
+    case 'FORBIDDEN':
+      return t.errorForbidden;
+    case 'UNAUTHENTICATED':
+      return t.errorSignedOut;
     default:
       return error.message || t.errorUnexpected;
   }

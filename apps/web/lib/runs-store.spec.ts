@@ -25,14 +25,17 @@ function run(id: string, status: RunStatus, extra: Partial<RunView> = {}): RunVi
   };
 }
 
+const EVENT = { from: 'event' } as const;
+const ANSWER = { from: 'answer' } as const;
+
 describe('runs store', () => {
   it('keeps runs until they are over, and never brings an ended one back', () => {
-    let state = applyRunUpdate(EMPTY_RUNS, run('r1', 'queued'));
-    state = applyRunUpdate(state, run('r1', 'running', { busyStep: 'thinking' }));
+    let state = applyRunUpdate(EMPTY_RUNS, run('r1', 'queued'), EVENT);
+    state = applyRunUpdate(state, run('r1', 'running', { busyStep: 'thinking' }), EVENT);
     expect(state.byId.get('r1')?.status).toBe('running');
-    state = applyRunUpdate(state, run('r1', 'completed'));
+    state = applyRunUpdate(state, run('r1', 'completed'), EVENT);
     expect(state.byId.has('r1')).toBe(false);
-    state = applyRunUpdate(state, run('r1', 'running'));
+    state = applyRunUpdate(state, run('r1', 'running'), EVENT);
     expect(state.byId.has('r1')).toBe(false);
     state = applyRunSnapshot(state, [run('r1', 'running')], 0);
     expect(state.byId.has('r1')).toBe(false);
@@ -40,23 +43,48 @@ describe('runs store', () => {
 
   it('lets events that arrived while the snapshot was on its way win over it', () => {
     const requestedAt = EMPTY_RUNS.version;
-    let state = applyRunUpdate(EMPTY_RUNS, run('r1', 'running', { busyStep: 'browser click 2' }));
-    state = applyRunUpdate(state, run('r2', 'queued'));
+    let state = applyRunUpdate(EMPTY_RUNS, run('r1', 'running', { busyStep: 'browser click 2' }), EVENT);
+    state = applyRunUpdate(state, run('r2', 'queued'), EVENT);
     state = applyRunSnapshot(state, [run('r1', 'queued'), run('r3', 'waiting_input')], requestedAt);
     expect(state.byId.get('r1')?.busyStep).toBe('browser click 2');
     expect(state.byId.has('r2')).toBe(true);
     expect(state.byId.get('r3')?.status).toBe('waiting_input');
   });
 
+  it('never lets an HTTP answer take a run back to an earlier state than the socket gave', () => {
+    let state = applyRunUpdate(EMPTY_RUNS, run('r1', 'running', { busyStep: 'thinking' }), EVENT);
+    state = applyRunUpdate(state, run('r1', 'queued'), ANSWER);
+    expect(state.byId.get('r1')?.status).toBe('running');
+    expect(state.byId.get('r1')?.busyStep).toBe('thinking');
+    // The socket's next word still counts.
+    state = applyRunUpdate(state, run('r1', 'waiting_input'), EVENT);
+    expect(state.byId.get('r1')?.status).toBe('waiting_input');
+  });
+
+  it('lets an HTTP answer add a run not known yet, and end a known one', () => {
+    let state = applyRunUpdate(EMPTY_RUNS, run('r1', 'queued'), ANSWER);
+    expect(state.byId.get('r1')?.status).toBe('queued');
+    state = applyRunUpdate(state, run('r1', 'cancelled'), ANSWER);
+    expect(state.byId.has('r1')).toBe(false);
+    state = applyRunUpdate(state, run('r1', 'running'), EVENT);
+    expect(state.byId.has('r1')).toBe(false);
+  });
+
+  it('ignores an HTTP answer about a run the socket already ended', () => {
+    let state = applyRunUpdate(EMPTY_RUNS, run('r1', 'completed'), EVENT);
+    state = applyRunUpdate(state, run('r1', 'queued'), ANSWER);
+    expect(state.byId.has('r1')).toBe(false);
+  });
+
   it('drops runs a newer snapshot no longer lists', () => {
-    let state = applyRunUpdate(EMPTY_RUNS, run('r1', 'running'));
+    let state = applyRunUpdate(EMPTY_RUNS, run('r1', 'running'), EVENT);
     state = applyRunSnapshot(state, [], state.version);
     expect(state.byId.size).toBe(0);
   });
 
   it('selects the runs of an agent and of a chat', () => {
-    let state = applyRunUpdate(EMPTY_RUNS, run('r1', 'running'));
-    state = applyRunUpdate(state, run('r2', 'queued', { botId: 'b2', sessionId: 's2' }));
+    let state = applyRunUpdate(EMPTY_RUNS, run('r1', 'running'), EVENT);
+    state = applyRunUpdate(state, run('r2', 'queued', { botId: 'b2', sessionId: 's2' }), EVENT);
     expect(runsOfBot(state, 'b2').map((r) => r.id)).toEqual(['r2']);
     expect(runsOfSession(state, 's1').map((r) => r.id)).toEqual(['r1']);
   });

@@ -8,9 +8,9 @@ export interface RunsState {
   readonly byId: ReadonlyMap<string, RunView>;
   /** Runs seen over: an older snapshot or a late event must not bring them back. */
   readonly ended: ReadonlySet<string>;
-  /** Bumped by every applied event; a snapshot remembers the version it was requested at. */
+  /** Bumped by every applied update; a snapshot remembers the version it was requested at. */
   readonly version: number;
-  /** The version at which each run was last changed by an event. */
+  /** The version at which each run was last changed by an update. */
   readonly touched: ReadonlyMap<string, number>;
 }
 
@@ -18,8 +18,17 @@ export const EMPTY_RUNS: RunsState = { byId: new Map(), ended: new Set(), versio
 
 const FINAL: ReadonlySet<RunStatus> = new Set(FINAL_RUN_STATUSES);
 
-export function applyRunUpdate(state: RunsState, run: RunView): RunsState {
+/**
+ * Where a single copy of a run comes from. An event is the newest word on it. An answer (to a POST, a
+ * cancel) was written when the request was handled, and the socket may have said something later before it
+ * arrived: RunView has no version to tell, so an answer only adds a run not known yet, or ends one, a final
+ * status being the last there is.
+ */
+export type RunSource = 'event' | 'answer';
+
+export function applyRunUpdate(state: RunsState, run: RunView, { from }: { from: RunSource }): RunsState {
   if (state.ended.has(run.id)) return state;
+  if (from === 'answer' && state.byId.has(run.id) && !FINAL.has(run.status)) return state;
   const version = state.version + 1;
   const byId = new Map(state.byId);
   const touched = new Map(state.touched).set(run.id, version);

@@ -12,7 +12,8 @@ export interface ShellValue {
   bots: BotView[] | null;
   /** Queued and active runs of the workspace, kept live by realtime events. */
   runs: RunsState;
-  upsertRun(run: RunView): void;
+  /** A run as an HTTP answer gave it: it never overrides a newer state the socket already delivered. */
+  applyRunAnswer(run: RunView): void;
   putBot(bot: BotView): void;
   dropBot(botId: string): void;
   /** Switches workspace; goes to the home page unless `keepPage` (a link into the other workspace). */

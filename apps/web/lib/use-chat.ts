@@ -9,6 +9,7 @@ import { errorText } from './error-text';
 import { useT } from './i18n';
 import { newClientNonce } from './nonce';
 import { useRealtimeEvents, useRealtimeRoom } from './realtime';
+import { createSerialQueue } from './serial-queue';
 
 export interface ChatCallbacks {
   /** Creates the chat for the first message of a draft; resolves with its id. */
@@ -32,7 +33,8 @@ const PAGE = 50;
 /**
  * One chat's messages: read once, then kept by message.created / messages.cleared events. Sending is
  * optimistic: the message shows at once with its clientNonce, which a retry reuses, so the API (which
- * dedupes by nonce) never stores it twice however often it is retried.
+ * dedupes by nonce) never stores it twice however often it is retried. Posts (retries included) go out one
+ * at a time, in the order they were sent, so the API stores them in that order.
  */
 export function useChat(sessionId: string | null, callbacks: ChatCallbacks): Chat {
   const t = useT();
@@ -40,6 +42,8 @@ export function useChat(sessionId: string | null, callbacks: ChatCallbacks): Cha
   const [loadingOlder, setLoadingOlder] = useState(false);
   const session = useRef(sessionId);
   const creating = useRef<Promise<string> | null>(null);
+  // One per chat: the view is remounted for another chat, so this never holds one chat behind another.
+  const [deliveries] = useState(createSerialQueue);
   const loaded = useRef(false);
   const latestCallbacks = useRef(callbacks);
   useEffect(() => {
@@ -100,8 +104,10 @@ export function useChat(sessionId: string | null, callbacks: ChatCallbacks): Cha
   const deliver = useCallback(
     async (clientNonce: string, text: string) => {
       try {
-        const id = await ensureSession(text);
-        const answer = await sessionsApi.post(id, { text, clientNonce });
+        const { id, answer } = await deliveries.run(async () => {
+          const chatId = await ensureSession(text);
+          return { id: chatId, answer: await sessionsApi.post(chatId, { text, clientNonce }) };
+        });
         dispatch({ type: 'received', message: answer.message });
         latestCallbacks.current.onRun(answer.run);
         latestCallbacks.current.onActivity(id, answer.message.createdAt);
@@ -109,7 +115,7 @@ export function useChat(sessionId: string | null, callbacks: ChatCallbacks): Cha
         dispatch({ type: 'failed', clientNonce, error: errorText(error, t) });
       }
     },
-    [ensureSession, t],
+    [ensureSession, deliveries, t],
   );
 
   const send = useCallback(

@@ -9,6 +9,8 @@
  *                            connection starts view-only, and one already open is dropped without a word
  * - view-only { viewOnly }   let noVNC send keyboard and pointer input, or stop it (no reconnect)
  * - paste { text }           type text into the desktop's focused field (Latin-1 text also goes on its clipboard)
+ * - keyboard                 focus a hidden text field whose typing goes to the desktop, so a phone opens its
+ *                            on-screen keyboard (noVNC's canvas never does); nothing gets through while view-only
  * - disconnect               close the connection (not reported back: the panel asked)
  *
  * vnc.html → panel
@@ -25,6 +27,7 @@ export type PanelToVnc =
   | { type: 'connect'; url: string }
   | { type: 'view-only'; viewOnly: boolean }
   | { type: 'paste'; text: string }
+  | { type: 'keyboard' }
   | { type: 'disconnect' };
 
 export type VncToPanel =

@@ -18,6 +18,10 @@ export const en: Messages = {
   errorNetwork: 'Cannot reach the server. Check your connection and try again.',
   errorUnexpected: 'Something went wrong. Please try again later.',
   errorRateLimited: 'Too many attempts. Wait a moment and try again.',
+  errorNotReady: 'The service is not available right now. Please try again in a moment.',
+  errorNotFound: 'Not found: it may have been deleted, or you cannot see it.',
+  errorForbidden: 'You are not allowed to do this.',
+  errorSignedOut: 'Your sign-in has expired. Please sign in again.',
 
   // Sign in
   loginTitle: 'Sign in',
@@ -98,6 +102,8 @@ export const en: Messages = {
   computerPasteSent: 'Typed into the field that has the focus on the computer.',
   computerPasteLabel: 'Text for the computer’s clipboard',
   computerPasteSend: 'Send',
+  computerKeyboard: 'Keyboard',
+  computerKeyboardHint: 'Type on the computer with your device’s keyboard',
   chats: 'Chats',
   chatActions: 'Chat actions',
   newChat: 'New chat',

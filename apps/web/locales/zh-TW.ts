@@ -17,6 +17,10 @@ export const zhTW = {
   errorNetwork: '連不到伺服器，請檢查網路後再試一次。',
   errorUnexpected: '發生未預期的錯誤，請稍後再試。',
   errorRateLimited: '嘗試次數太多，請稍等一下再試。',
+  errorNotReady: '服務暫時無法使用，請稍後再試。',
+  errorNotFound: '找不到這個項目，可能已被刪除，或你沒有權限看到它。',
+  errorForbidden: '你沒有權限做這件事。',
+  errorSignedOut: '登入已過期，請重新登入。',
 
   // Sign in
   loginTitle: '登入',
@@ -97,6 +101,8 @@ export const zhTW = {
   computerPasteSent: '已輸入到電腦上目前選取的欄位。',
   computerPasteLabel: '要送到電腦剪貼簿的文字',
   computerPasteSend: '送出',
+  computerKeyboard: '鍵盤',
+  computerKeyboardHint: '用你裝置上的鍵盤在電腦上打字',
   chats: '對話',
   chatActions: '對話操作',
   newChat: '新對話',

@@ -13,6 +13,7 @@ interface ComputerToolbarProps {
   onTakeOver(): void;
   onHandBack(): void;
   onPaste(): void;
+  onKeyboard(): void;
 }
 
 /** Who drives the screen, and the one thing the person can do about it. */
@@ -24,6 +25,7 @@ export function ComputerToolbar({
   onTakeOver,
   onHandBack,
   onPaste,
+  onKeyboard,
 }: ComputerToolbarProps) {
   const t = useT();
   return (
@@ -62,6 +64,19 @@ export function ComputerToolbar({
               >
                 {t.computerPaste}
               </button>
+              {/* A phone opens its on-screen keyboard only for a text field, never for the screen's canvas. */}
+              {driving && (
+                <button
+                  type="button"
+                  className="button button-small"
+                  data-testid="keyboard-button"
+                  title={t.computerKeyboardHint}
+                  disabled={switching !== null}
+                  onClick={onKeyboard}
+                >
+                  {t.computerKeyboard}
+                </button>
+              )}
               <button
                 type="button"
                 className="button button-small button-primary"
