@@ -4,11 +4,11 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
-import { ensureDatabase, migrateDatabase, repoRoot, startScratchServices, type ManagedProcess } from '@lazyboy/localstack';
-import { ScriptedModelServer, type ReceivedRequest, type Turn } from '@lazyboy/model';
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { repoRoot } from '@lazyboy/localstack';
+import type { ReceivedRequest, Turn } from '@lazyboy/model';
 import { signUp } from '../apps/api/src/testing/test-users.js';
-import { startApi, startWeb } from './stack-processes.js';
+import { startProductStack, type ProductStack } from './stack-processes.js';
 
 const OUT = path.join(repoRoot, 'docs/screenshots');
 const ADMIN_EMAIL = 'admin@lazyboy.local';
@@ -45,39 +45,17 @@ function script(request: ReceivedRequest): Turn {
   };
 }
 
-const stop: (() => Promise<unknown>)[] = [];
-const servers: ManagedProcess[] = [];
+let stack: ProductStack | null = null;
+let browser: Browser | null = null;
 try {
   mkdirSync(OUT, { recursive: true });
-  const services = await startScratchServices('lazyboy-screenshots-');
-  stop.push(() => services.stop());
-  await ensureDatabase(services.postgres.url('postgres'), 'lazyboy_screens');
-  const databaseUrl = services.postgres.url('lazyboy_screens');
-  await migrateDatabase(databaseUrl);
-  const model = await ScriptedModelServer.start(script);
-  stop.unshift(() => model.close());
-  const homes = path.join(services.root, 'homes');
-  mkdirSync(homes);
-  const api = await startApi(
-    {
-      DATABASE_URL: databaseUrl,
-      REDIS_URL: services.redis.url,
-      LAZYBOY_VAULT_KEY: randomBytes(24).toString('hex'),
-      LAZYBOY_APP_TOKEN: ADMIN_PASSWORD,
-      LAZYBOY_ADMIN_EMAIL: ADMIN_EMAIL,
-      LAZYBOY_LOG_LEVEL: 'warn',
-      LAZYBOY_HOMES_DIR: homes,
-      LAZYBOY_MODEL_PROVIDER: 'openai-chat',
-      LAZYBOY_MODEL_BASE_URL: model.url,
-      LAZYBOY_MODEL: model.model,
-      OPENAI_API_KEY: 'x',
-    },
-    path.join(services.root, 'api.log'),
-  );
-  servers.push(api.process);
-  const web = await startWeb(api.url, path.join(services.root, 'web.log'));
-  servers.push(web.process);
-  stop.unshift(() => Promise.all(servers.map((s) => s.stop())));
+  stack = await startProductStack({
+    prefix: 'lazyboy-screenshots-',
+    database: 'lazyboy_screens',
+    script,
+    apiEnv: { LAZYBOY_APP_TOKEN: ADMIN_PASSWORD, LAZYBOY_ADMIN_EMAIL: ADMIN_EMAIL },
+  });
+  const { api, web } = stack;
 
   const login = await fetch(new URL('/api/auth/login', api.url), {
     method: 'POST',
@@ -119,10 +97,10 @@ try {
   }
   await call('POST', `/api/bots/${agents[0]!.id}/computer/boot`);
 
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', chromiumSandbox: process.getuid?.() !== 0 });
-  stop.unshift(() => browser.close());
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', chromiumSandbox: process.getuid?.() !== 0 });
+  const chromiumBrowser = browser;
   const context = async (viewport: { width: number; height: number }, signedIn: boolean): Promise<BrowserContext> => {
-    const ctx = await browser.newContext({ baseURL: web.url, viewport, locale: 'zh-TW', deviceScaleFactor: 1 });
+    const ctx = await chromiumBrowser.newContext({ baseURL: web.url, viewport, locale: 'zh-TW', deviceScaleFactor: 1 });
     if (signedIn) {
       const [name, ...value] = cookie.split('=');
       await ctx.addCookies([{ name: name!, value: value.join('='), url: web.url }]);
@@ -162,6 +140,7 @@ try {
   console.error(error);
   process.exitCode = 1;
 } finally {
-  for (const step of stop) await step().catch((error: unknown) => console.error(`cleanup: ${(error as Error).message}`));
+  await browser?.close().catch(() => undefined);
+  await stack?.stop();
 }
 process.exit(process.exitCode ?? 0);

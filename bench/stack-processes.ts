@@ -1,5 +1,16 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { ManagedProcess, findFreePort, repoRoot, tail } from '@lazyboy/localstack';
+import {
+  ManagedProcess,
+  ensureDatabase,
+  findFreePort,
+  migrateDatabase,
+  repoRoot,
+  startScratchServices,
+  tail,
+} from '@lazyboy/localstack';
+import { ScriptedModelServer, type Script } from '@lazyboy/model';
 
 // The product's servers as the benches run them: each built app in its own process, as `lazyboy up`
 // starts it, so a bench's own client work does not share their event loop.
@@ -76,4 +87,65 @@ export function startWeb(apiUrl: string, logFile: string): Promise<StartedServer
     hostVariable: 'LAZYBOY_WEB_HOST',
     portVariable: 'LAZYBOY_WEB_PORT',
   });
+}
+
+/** The whole product for a browser bench: scratch Postgres + Redis, the scripted model, the API and the web server. */
+export interface ProductStack {
+  api: StartedServer;
+  web: StartedServer;
+  model: ScriptedModelServer;
+  /** Where the logs are (api.log, web.log). */
+  root: string;
+  /** Stops everything, newest first. */
+  stop(): Promise<void>;
+}
+
+export async function startProductStack(options: {
+  prefix: string;
+  database: string;
+  script: Script;
+  /** More API environment (e.g. the first admin's credentials). */
+  apiEnv?: NodeJS.ProcessEnv;
+}): Promise<ProductStack> {
+  const steps: (() => Promise<unknown>)[] = [];
+  const stop = async () => {
+    for (const step of steps.splice(0))
+      await step().catch((error: unknown) => console.error(`cleanup: ${(error as Error).message}`));
+  };
+  try {
+    const services = await startScratchServices(options.prefix);
+    steps.unshift(() => services.stop());
+    await ensureDatabase(services.postgres.url('postgres'), options.database);
+    const databaseUrl = services.postgres.url(options.database);
+    await migrateDatabase(databaseUrl);
+    const model = await ScriptedModelServer.start(options.script);
+    steps.unshift(() => model.close());
+    const homes = path.join(services.root, 'homes');
+    mkdirSync(homes);
+    const api = await startApi(
+      {
+        DATABASE_URL: databaseUrl,
+        REDIS_URL: services.redis.url,
+        LAZYBOY_VAULT_KEY: randomBytes(24).toString('hex'),
+        LAZYBOY_LOG_LEVEL: 'warn',
+        LAZYBOY_HOMES_DIR: homes,
+        // The executors resolve their model from the environment.
+        LAZYBOY_MODEL_PROVIDER: 'openai-chat',
+        LAZYBOY_MODEL_BASE_URL: model.url,
+        LAZYBOY_MODEL: model.model,
+        OPENAI_API_KEY: 'x',
+        ...options.apiEnv,
+      },
+      path.join(services.root, 'api.log'),
+    );
+    steps.unshift(() => api.process.stop());
+    const web = await startWeb(api.url, path.join(services.root, 'web.log'));
+    steps.unshift(() => web.process.stop());
+    // The servers run in their own process groups: a Ctrl-C here does not reach them.
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void stop().finally(() => process.exit(130)));
+    return { api, web, model, root: services.root, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 }

@@ -8,13 +8,12 @@
 //     the page sees the text (one host clock), BENCH_MESSAGES times.
 // Targets: medians ≤ 1.5 s and ≤ 100 ms. Run with `npm run bench:web` (it builds what it needs).
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
-import { ensureDatabase, migrateDatabase, startScratchServices, tail, type ManagedProcess } from '@lazyboy/localstack';
-import { ScriptedModelServer, type ReceivedRequest, type Turn } from '@lazyboy/model';
+import { tail } from '@lazyboy/localstack';
+import type { ReceivedRequest, Turn } from '@lazyboy/model';
 import { signUp } from '../apps/api/src/testing/test-users.js';
-import { startApi, startWeb } from './stack-processes.js';
+import { startProductStack, type ProductStack } from './stack-processes.js';
 import { median, percentile } from './stats.js';
 
 const PANEL_OPENS = Number(process.env.BENCH_PANEL_OPENS ?? 10);
@@ -29,43 +28,12 @@ function script(request: ReceivedRequest): Turn {
 }
 
 const ms = (v: number) => `${v.toFixed(0)} ms`;
-const stop: (() => Promise<unknown>)[] = [];
-const servers: ManagedProcess[] = [];
-let logs = '';
+let stack: ProductStack | null = null;
+let browser: Browser | null = null;
 
 try {
-  const services = await startScratchServices('lazyboy-bench-web-');
-  stop.push(() => services.stop());
-  await ensureDatabase(services.postgres.url('postgres'), DATABASE);
-  const databaseUrl = services.postgres.url(DATABASE);
-  await migrateDatabase(databaseUrl);
-  const model = await ScriptedModelServer.start(script);
-  stop.unshift(() => model.close());
-  logs = services.root;
-  const homes = path.join(services.root, 'homes');
-  mkdirSync(homes);
-  const api = await startApi(
-    {
-      DATABASE_URL: databaseUrl,
-      REDIS_URL: services.redis.url,
-      LAZYBOY_VAULT_KEY: randomBytes(24).toString('hex'),
-      LAZYBOY_LOG_LEVEL: 'warn',
-      LAZYBOY_HOMES_DIR: homes,
-      LAZYBOY_MODEL_PROVIDER: 'openai-chat',
-      LAZYBOY_MODEL_BASE_URL: model.url,
-      LAZYBOY_MODEL: model.model,
-      OPENAI_API_KEY: 'x',
-    },
-    path.join(services.root, 'api.log'),
-  );
-  servers.push(api.process);
-  const web = await startWeb(api.url, path.join(services.root, 'web.log'));
-  servers.push(web.process);
-  stop.unshift(() => Promise.all(servers.map((s) => s.stop())));
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => void Promise.all(servers.map((s) => s.stop())).finally(() => process.exit(130)));
-  }
-
+  stack = await startProductStack({ prefix: 'lazyboy-bench-web-', database: DATABASE, script });
+  const { api, web } = stack;
   const user = await signUp(api.url);
   const call = async <T>(method: string, route: string, body?: unknown): Promise<T> => {
     const res = await fetch(new URL(route, api.url), {
@@ -80,12 +48,11 @@ try {
   const session = await call<{ id: string }>('POST', `/api/bots/${bot.id}/sessions`, { title: 'Bench' });
   await call('POST', `/api/bots/${bot.id}/computer/boot`);
 
-  const browser: Browser = await chromium.launch({
+  browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
     chromiumSandbox: process.getuid?.() !== 0,
     args: ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
   });
-  stop.unshift(() => browser.close());
   const context = await browser.newContext({ baseURL: web.url, viewport: { width: 1400, height: 900 } });
   const [name, ...value] = user.cookie.split('=');
   await context.addCookies([{ name: name!, value: value.join('='), url: web.url }]);
@@ -153,10 +120,13 @@ try {
   );
 } catch (error) {
   console.error(error);
-  if (logs)
-    console.error(`web log (tail):\n${tail(path.join(logs, 'web.log'))}\nAPI log (tail):\n${tail(path.join(logs, 'api.log'))}`);
+  if (stack)
+    console.error(
+      `web log (tail):\n${tail(path.join(stack.root, 'web.log'))}\nAPI log (tail):\n${tail(path.join(stack.root, 'api.log'))}`,
+    );
   process.exitCode = 1;
 } finally {
-  for (const step of stop) await step().catch((error: unknown) => console.error(`cleanup: ${(error as Error).message}`));
+  await browser?.close().catch(() => undefined);
+  await stack?.stop();
 }
 process.exit(process.exitCode ?? 0);
