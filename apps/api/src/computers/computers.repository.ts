@@ -303,11 +303,19 @@ export class ComputersRepository {
   // --------------------------------------------------------------------------------------- control
 
   /** A person takes control: control fence + 1, whoever held it before. */
-  async takeControl(screenId: string, userId: string, expiresAt: Date): Promise<ComputerScreen> {
-    return this.prisma.computerScreen.update({
-      where: { id: screenId },
+  /**
+   * Gives a person control (fence + 1) unless another person holds it: from the agent, from themselves
+   * (taking it again), or from a lease that ran out. Null when someone else holds it.
+   */
+  async takeControl(screenId: string, userId: string, expiresAt: Date, now: Date): Promise<ComputerScreen | null> {
+    const { count } = await this.prisma.computerScreen.updateMany({
+      where: {
+        id: screenId,
+        OR: [{ controlHolder: 'agent' }, { controlUserId: userId }, { controlExpiresAt: { lt: now } }],
+      },
       data: { controlHolder: 'user', controlUserId: userId, controlExpiresAt: expiresAt, controlFence: { increment: 1 } },
     });
+    return count === 1 ? this.prisma.computerScreen.findUnique({ where: { id: screenId } }) : null;
   }
 
   /** Extends a person's control; null when they no longer hold it. */

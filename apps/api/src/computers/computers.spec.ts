@@ -260,7 +260,8 @@ describe('computers with real workers (local pool driver)', () => {
     const other = await acquire(botB, await newRun(botB));
     expect(await shell(other, other.fence, 'echo b')).toMatchObject({ done: true, exitCode: 0 });
 
-    // Only the holder may hand it back.
+    // Nobody else may take it meanwhile, and only the holder may hand it back.
+    await expect(control.takeControl(botA, stranger.userId)).rejects.toMatchObject({ code: 'CONFLICT' });
     await expect(control.releaseControl(botA, stranger.userId)).rejects.toMatchObject({ code: 'CONFLICT' });
     const released = await control.releaseControl(botA, member.userId);
     expect(released?.fence).toBe(taken.fence + 1);

@@ -42,7 +42,8 @@ export class ScreenControlService {
   async takeControl(botId: string, userId: string, audit: AuditContext = {}): Promise<ControlChange> {
     const bot = await this.computers.bot(botId);
     const { running, screen } = await this.computers.bootForBot(bot);
-    const taken = await this.repo.takeControl(screen.id, userId, this.expiry());
+    const taken = await this.repo.takeControl(screen.id, userId, this.expiry(), new Date());
+    if (!taken) throw new ApiError('CONFLICT', 'another person has control of this screen; wait until they hand it back');
     await this.tellWorker(new WorkerClient(running.binding.endpoint), taken);
     await this.auditLog.record({
       workspaceId: bot.workspaceId,
