@@ -286,7 +286,14 @@ describe('computers with real workers (local pool driver)', () => {
     await until('the expired lease to be released', async () =>
       (await screens.controlHolder(botA)) === 'agent' ? true : undefined,
     );
-    expect(await shell(held, held.fence, 'echo mine-again')).toMatchObject({ done: true, exitCode: 0 });
+    // The database says so first; the worker hears it a moment later.
+    const again = await until('the worker to take the agent again', () =>
+      shell(held, held.fence, 'echo mine-again').catch((error: unknown) => {
+        if (error instanceof WorkerCallError && error.code === 'CONTROL_HELD_BY_USER') return undefined;
+        throw error;
+      }),
+    );
+    expect(again).toMatchObject({ done: true, exitCode: 0 });
     const expired = await prisma.auditLog.findFirst({
       where: { workspaceId: member.workspaceId, action: 'takeover.end', actorUserId: null },
     });
