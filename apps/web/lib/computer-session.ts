@@ -54,8 +54,11 @@ export interface ComputerSessionOptions {
 }
 
 export const HEARTBEAT_MS = 2_000;
-/** The view proxy lets input through for 90 s per control ticket: renewing at half of it survives one miss. */
-export const CONTROL_RENEW_MS = 45_000;
+/**
+ * The view proxy lets input through for 30 s per control ticket (short, so that a lease ended elsewhere stops
+ * the input soon): renewing well within it survives one miss.
+ */
+export const CONTROL_RENEW_MS = 12_000;
 const CONTROL_RETRY_MS = 5_000;
 /** A desktop may really be all black: after this long connected, it counts as shown anyway. */
 const BLANK_DESKTOP_MS = 3_000;
@@ -527,7 +530,7 @@ export class ComputerSession {
     if (tellProxy) this.options.api.watch(conn.id).catch(ignore);
   }
 
-  /** A fresh control ticket to the proxy: opens (or keeps open for another 90 s) the connection's input. */
+  /** A fresh control ticket to the proxy: opens (or keeps open for another 30 s) the connection's input. */
   private grant(): Promise<void> {
     if (this.granting) return this.granting;
     const conn = this.conn;

@@ -83,7 +83,7 @@ export const computers = {
  * switched between watching and driving without reconnecting. Errors come back in the API's shape.
  */
 export const views = {
-  /** Lets the connection's input through for 90 s; `ticket` is a fresh control ticket. */
+  /** Lets the connection's input through for 30 s; `ticket` is a fresh control ticket. */
   control: (connectionId: string, ticket: string) =>
     apiRequest<void>(`/view/${id(connectionId)}/control`, { method: 'POST', body: { ticket } }),
   watch: (connectionId: string) => apiRequest<void>(`/view/${id(connectionId)}/watch`, { method: 'POST' }),

@@ -17,8 +17,12 @@ import { RfbInputFilter, RfbProtocolError } from './rfb-input-filter.js';
 // to keyboard and pointer for CONTROL_WINDOW_MS (the page repeats it while its person holds control);
 // `POST /view/<connection id>/watch` closes it again. The picture never reconnects for either.
 
-/** Input stays allowed this long after the last control ticket (the page renews every 45 s). */
-export const CONTROL_WINDOW_MS = 90_000;
+/**
+ * Input stays allowed this long after the last control ticket (the page renews every 12 s). Short: the
+ * proxy does not hear of a lease that ended elsewhere (expiry, an admin), so this bounds how long such a
+ * connection could still type.
+ */
+export const CONTROL_WINDOW_MS = 30_000;
 const UPSTREAM_OPEN_MS = 10_000;
 const MAX_MESSAGE_BYTES = 2 * 1024 * 1024;
 const TICKET = /^[A-Za-z0-9._~-]{16,4096}$/;
