@@ -8,7 +8,7 @@ import {
   migrateDatabase,
   repoRoot,
   startScratchServices,
-  tail,
+  waitForHttp,
 } from '@lazyboy/localstack';
 import { ScriptedModelServer, type Script } from '@lazyboy/model';
 
@@ -46,20 +46,13 @@ async function startServer(options: {
     logFile: options.logFile,
   });
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (!server.running) throw new Error(`${options.name} exited during start-up:\n${tail(options.logFile)}`);
-    const status = await fetch(new URL(options.readyPath, url), { signal: AbortSignal.timeout(2_000) }).then(
-      (res) => res.status,
-      () => 0,
-    );
-    if (status === 200) return { process: server, url };
-    if (Date.now() > deadline) {
-      await server.stop();
-      throw new Error(`${options.name}'s ${options.readyPath} did not answer 200 within 60 s:\n${tail(options.logFile)}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
+  try {
+    await waitForHttp(server, new URL(options.readyPath, url).toString(), options.logFile);
+  } catch (error) {
+    await server.stop();
+    throw error;
   }
+  return { process: server, url };
 }
 
 /** apps/api/dist/main.js; `profileDir` writes a CPU profile of it there (open it in Chrome's DevTools). */

@@ -1,31 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { ChatMessage, MessageView, RealtimeEvent, RunView } from '@lazyboy/contracts';
+import type { MessageView, RealtimeEvent, RunView } from '@lazyboy/contracts';
 import type { ReceivedRequest, Turn } from '@lazyboy/model';
 import pg from 'pg';
 import { FINAL, ServiceHarness, startButtonSite } from './service-harness.js';
+import { lastPersonText, lastToolText } from '../support/model-requests.js';
 
 // A user talks to an agent through the API, with real Postgres, Redis and a real worker (Xvfb, Chromium)
 // spawned by the local pool driver; only the model is scripted.
-
-const text = (content: ChatMessage['content']): string =>
-  typeof content === 'string' ? content : (content ?? []).map((p) => ('text' in p ? p.text : '')).join('');
-
-/** Providers get a tool's screenshot as a user message of its own; it is not the person speaking. */
-const isImageCarrier = (m: ChatMessage) => m.role === 'user' && text(m.content).startsWith('Image from the result of tool call');
-
-function lastUserText(request: ReceivedRequest): string {
-  const user = [...request.messages].reverse().find((m) => m.role === 'user' && !isImageCarrier(m));
-  return user ? text(user.content) : '';
-}
-
-/** The newest tool result since the person last spoke ('' when the model has not acted yet). */
-function lastToolText(request: ReceivedRequest): string {
-  for (const m of [...request.messages].reverse()) {
-    if (m.role === 'tool') return text(m.content);
-    if (m.role === 'user' && !isImageCarrier(m)) return '';
-  }
-  return '';
-}
 
 const call = (name: string, args: Record<string, unknown>) => ({ name, arguments: args });
 
@@ -35,7 +16,7 @@ describe('an agent at work, over HTTP and socket.io', () => {
 
   /** The scripted model: decides each answer from the conversation, like a model would. */
   function answer(request: ReceivedRequest): Turn {
-    const asked = lastUserText(request);
+    const asked = lastPersonText(request);
     const tool = lastToolText(request);
     if (/^(hello|hi)\b/i.test(asked)) return { text: 'Hi! I am Ada. What shall we do?' };
     if (asked.startsWith('Press the button')) {

@@ -3,27 +3,17 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import type { ChatMessage, MessageView } from '@lazyboy/contracts';
+import type { MessageView } from '@lazyboy/contracts';
 import { listPids, readEnviron } from '@lazyboy/desktop';
 import { findFreePort, repoRoot } from '@lazyboy/localstack';
 import type { ReceivedRequest, Turn } from '@lazyboy/model';
 import { startTestApp, type TestApp } from '../../apps/api/src/testing/test-app.js';
 import { FINAL, ServiceHarness, startButtonSite } from './service-harness.js';
+import { contentText, lastToolText } from '../support/model-requests.js';
 
 // Executors that die or stall mid-tool. Postgres decides who owns a run (fenced leases): a run whose
 // executor was killed is recovered by another with an explicit "outcome unknown" (never replayed), and
 // an executor whose lease was taken over cannot write anything more.
-
-const text = (content: ChatMessage['content']): string =>
-  typeof content === 'string' ? content : (content ?? []).map((p) => ('text' in p ? p.text : '')).join('');
-
-function lastToolText(request: ReceivedRequest): string {
-  for (const m of [...request.messages].reverse()) {
-    if (m.role === 'tool') return text(m.content);
-    if (m.role === 'user' && !text(m.content).startsWith('Image from the result')) return '';
-  }
-  return '';
-}
 
 describe('executor faults', () => {
   const harness = new ServiceHarness();
@@ -33,7 +23,7 @@ describe('executor faults', () => {
   const children: ChildProcess[] = [];
 
   function answer(request: ReceivedRequest): Turn {
-    const asked = text([...request.messages].reverse().find((m) => m.role === 'user')?.content ?? '');
+    const asked = contentText([...request.messages].reverse().find((m) => m.role === 'user')?.content ?? '');
     const tool = lastToolText(request);
     const target = asked.includes('hanging') ? `${site.url}hang` : `${site.url}slow`;
     if (!tool) return { toolCalls: [{ name: 'browser', arguments: { action: 'navigate', url: target } }] };

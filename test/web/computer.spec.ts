@@ -1,17 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ChatMessage } from '@lazyboy/contracts';
 import type { ReceivedRequest, Turn } from '@lazyboy/model';
 import type { Page } from 'playwright-core';
 import { signUp } from '../../apps/api/src/testing/test-users.js';
 import { WebHarness } from './web-harness.js';
+import { contentText, lastPersonText } from '../support/model-requests.js';
 
 // The computer panel in a real Chromium: the agent's live desktop over noVNC through the web server's
 // /view proxy, and a person taking over, clicking in the desktop and handing back while a run waits.
-
-const text = (content: ChatMessage['content']): string =>
-  typeof content === 'string' ? content : (content ?? []).map((p) => ('text' in p ? p.text : '')).join('');
 
 /**
  * `/`: a page that is one big button: wherever a click lands, it presses it (and the server counts).
@@ -83,19 +80,16 @@ describe('the computer panel in a real browser', () => {
   let site: Awaited<ReturnType<typeof startPressSite>>;
 
   function answer(request: ReceivedRequest): Turn {
-    // Providers get a tool's screenshot as a user message of its own: that is not the person speaking.
-    const asked = [...request.messages]
-      .reverse()
-      .find((m) => m.role === 'user' && !text(m.content).startsWith('Image from the result of tool call'));
-    const tools = request.messages.filter((m) => m.role === 'tool').map((m) => text(m.content));
-    if (text(asked?.content ?? '').startsWith('Open the typing page')) {
+    const asked = lastPersonText(request);
+    const tools = request.messages.filter((m) => m.role === 'tool').map((m) => contentText(m.content));
+    if (asked.startsWith('Open the typing page')) {
       if (tools.length === 0)
         return { toolCalls: [{ name: 'browser', arguments: { action: 'navigate', url: `${site.url}type` } }] };
       if (tools.length === 1)
         return { toolCalls: [{ name: 'request_takeover', arguments: { reason: 'Please type your greeting.' } }] };
       return { toolCalls: [{ name: 'report_done', arguments: { summary: 'Thanks for typing.' } }] };
     }
-    if (!text(asked?.content ?? '').startsWith('Press the big button')) return { text: 'Hello.' };
+    if (!asked.startsWith('Press the big button')) return { text: 'Hello.' };
     if (tools.length === 0) return { toolCalls: [{ name: 'browser', arguments: { action: 'navigate', url: site.url } }] };
     if (tools.length === 1)
       return { toolCalls: [{ name: 'request_takeover', arguments: { reason: 'Please press the button yourself.' } }] };

@@ -1,18 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { ChatMessage } from '@lazyboy/contracts';
 import type { ReceivedRequest, Turn } from '@lazyboy/model';
 import { signUp } from '../../apps/api/src/testing/test-users.js';
 import { WebHarness } from './web-harness.js';
+import { lastPersonText } from '../support/model-requests.js';
 
 // The conversation's controls in a real Chromium: stopping a working agent, sending while the network is
 // down and retrying, and switching workspaces.
 
-const text = (content: ChatMessage['content']): string =>
-  typeof content === 'string' ? content : (content ?? []).map((p) => ('text' in p ? p.text : '')).join('');
-
 function answer(request: ReceivedRequest): Turn {
-  const user = [...request.messages].reverse().find((m) => m.role === 'user');
-  const asked = text(user?.content ?? '');
+  const asked = lastPersonText(request);
   // A long task: the model keeps thinking, slowly, so that it can be stopped.
   if (asked.startsWith('Think for a long time'))
     return { delayMs: 2_000, toolCalls: [{ name: 'update_plan', arguments: { steps: [{ title: 'Think', status: 'active' }] } }] };

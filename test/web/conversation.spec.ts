@@ -1,23 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { ChatMessage } from '@lazyboy/contracts';
 import type { ReceivedRequest, Turn } from '@lazyboy/model';
 import { signUp } from '../../apps/api/src/testing/test-users.js';
 import { WebHarness } from './web-harness.js';
+import { lastPersonText } from '../support/model-requests.js';
 
 // A person uses LazyBoy in a real Chromium: signs in, creates an agent, sends it a task and watches the
 // agent's status and answer arrive over the websocket; the whole stack runs behind the web server.
 
-const text = (content: ChatMessage['content']): string =>
-  typeof content === 'string' ? content : (content ?? []).map((p) => ('text' in p ? p.text : '')).join('');
-
-function lastUserText(request: ReceivedRequest): string {
-  const user = [...request.messages].reverse().find((m) => m.role === 'user');
-  return user ? text(user.content) : '';
-}
-
 /** The scripted model: slow enough to watch, like a real one. */
 function answer(request: ReceivedRequest): Turn {
-  const asked = lastUserText(request);
+  const asked = lastPersonText(request);
   const acted = request.messages.some((m) => m.role === 'tool');
   if (asked.startsWith('What is the weather')) {
     if (!acted)

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { Script } from '@lazyboy/model';
-import { ManagedProcess, findFreePort, repoRoot, tail } from '@lazyboy/localstack';
+import { ManagedProcess, findFreePort, repoRoot, waitForHttp } from '@lazyboy/localstack';
 import { ServiceHarness } from '../service/service-harness.js';
 
 const WEB_SERVER = path.join(repoRoot, 'apps/web/dist/server/main.js');
@@ -46,7 +46,7 @@ export class WebHarness {
       logFile: this.logFile,
     });
     this.webUrl = `http://127.0.0.1:${port}`;
-    await this.waitForWeb();
+    await waitForHttp(this.web, new URL('/healthz', this.webUrl).toString(), this.logFile);
     this.browser = await chromium.launch({
       executablePath: '/usr/bin/chromium',
       // Root cannot use Chromium's sandbox.
@@ -87,19 +87,5 @@ export class WebHarness {
     await this.web?.stop();
     await this.service.stop();
     rmSync(this.logs, { recursive: true, force: true });
-  }
-
-  private async waitForWeb(): Promise<void> {
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      if (!this.web?.running) throw new Error(`the web server exited:\n${tail(this.logFile)}`);
-      const status = await fetch(new URL('/healthz', this.webUrl), { signal: AbortSignal.timeout(2_000) }).then(
-        (res) => res.status,
-        () => 0,
-      );
-      if (status === 200) return;
-      if (Date.now() > deadline) throw new Error(`the web server did not answer /healthz within 60 s:\n${tail(this.logFile)}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
   }
 }

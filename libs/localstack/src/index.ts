@@ -1,4 +1,5 @@
 export { findFreePort, isPortFree, waitForPort } from './ports.js';
+export { waitForHttp } from './http-ready.js';
 export { ManagedProcess, isAlive, groupAlive, stopProcessGroup, type ManagedProcessOptions } from './managed-process.js';
 export { serviceUser, chownTree, type ServiceUser } from './service-user.js';
 export {

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { ManagedProcess, repoRoot, tail, waitForPort } from '@lazyboy/localstack';
+import { ManagedProcess, repoRoot, waitForHttp } from '@lazyboy/localstack';
 import { logFile, type StackLayout } from './stack-layout.js';
 import type { StackSecrets } from './stack-secrets.js';
 import type { StackPorts } from './stack-state.js';
@@ -88,31 +88,5 @@ async function answering(ctx: AppProcessContext, url: string, proc: ManagedProce
   } catch (error) {
     await proc.stop();
     throw error;
-  }
-}
-
-/**
- * Resolves once GET `url` answers `expectStatus`; fails early, with the log's tail, if `proc` exits.
- */
-export async function waitForHttp(
-  proc: ManagedProcess | undefined,
-  url: string,
-  log: string,
-  timeoutMs = 60_000,
-  expectStatus = 200,
-): Promise<void> {
-  const { hostname, port } = new URL(url);
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (proc && !proc.running) throw new Error(`${proc.name} exited during start-up:\n${tail(log)}`);
-    try {
-      await waitForPort(Number(port), hostname.replace(/^\[|\]$/g, ''), 200);
-      const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
-      if (res.status === expectStatus) return;
-    } catch {
-      // not answering yet
-    }
-    if (Date.now() > deadline) throw new Error(`${url} did not answer ${expectStatus} within ${timeoutMs} ms:\n${tail(log)}`);
-    await new Promise((r) => setTimeout(r, 150));
   }
 }

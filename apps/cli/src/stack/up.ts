@@ -1,8 +1,8 @@
 import { chmodSync, mkdirSync } from 'node:fs';
-import { ensureDatabase, isAlive, migrateDatabase, startPostgres, startRedis } from '@lazyboy/localstack';
+import { ensureDatabase, isAlive, migrateDatabase, startPostgres, startRedis, waitForHttp } from '@lazyboy/localstack';
 import { adminEmailSchema, parseEnv, stackEnvSchema } from '@lazyboy/contracts';
 import { z } from 'zod';
-import { startApi, startWeb, urlHost, waitForHttp, type AppProcessContext } from './app-processes.js';
+import { startApi, startWeb, urlHost, type AppProcessContext } from './app-processes.js';
 import { stopLeftovers } from './down.js';
 import { logFile, stackLayout } from './stack-layout.js';
 import { resolvePorts } from './stack-ports.js';
