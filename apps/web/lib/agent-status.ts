@@ -1,4 +1,4 @@
-import type { RunStatus, RunView } from '@lazyboy/contracts';
+import { FINAL_RUN_STATUSES, type RunStatus, type RunView } from '@lazyboy/contracts';
 
 // What an agent is doing, as the sidebar, the avatar and the busy line show it, derived from its runs.
 // No relative imports here: the unit test runs this module under the repo's NodeNext Jest setup too.
@@ -16,7 +16,7 @@ export const BUSY_STEP_THINKING = 'thinking';
 export const BUSY_STEP_BOOTING = 'booting the computer';
 export const BUSY_STEP_WAKING = 'waking the computer';
 
-const FINAL: ReadonlySet<RunStatus> = new Set<RunStatus>(['completed', 'blocked', 'failed', 'cancelled']);
+const FINAL: ReadonlySet<RunStatus> = new Set(FINAL_RUN_STATUSES);
 
 export function isFinalRun(run: Pick<RunView, 'status'>): boolean {
   return FINAL.has(run.status);
