@@ -317,6 +317,7 @@ try {
     DATABASE_URL: databaseUrl,
     REDIS_URL: services.redis.url,
     LAZYBOY_VAULT_KEY: randomBytes(24).toString('hex'),
+    LAZYBOY_INTERNAL_SECRET: randomBytes(24).toString('hex'),
     LAZYBOY_LOG_LEVEL: 'error',
     LAZYBOY_RUN_CONCURRENCY: String(CONCURRENCY),
     LAZYBOY_HOMES_DIR: homes,

@@ -70,11 +70,11 @@ export function startApi(env: NodeJS.ProcessEnv, logFile: string, profileDir?: s
 }
 
 /** The web server (apps/web/dist/server/main.js, with the Next.js build) in front of `apiUrl`. */
-export function startWeb(apiUrl: string, logFile: string): Promise<StartedServer> {
+export function startWeb(apiUrl: string, internalSecret: string, logFile: string): Promise<StartedServer> {
   return startServer({
     name: 'web',
     script: 'apps/web/dist/server/main.js',
-    env: { LAZYBOY_API_URL: apiUrl },
+    env: { LAZYBOY_API_URL: apiUrl, LAZYBOY_INTERNAL_SECRET: internalSecret },
     logFile,
     readyPath: '/healthz',
     hostVariable: 'LAZYBOY_WEB_HOST',
@@ -115,11 +115,13 @@ export async function startProductStack(options: {
     steps.unshift(() => model.close());
     const homes = path.join(services.root, 'homes');
     mkdirSync(homes);
+    const internalSecret = randomBytes(24).toString('hex');
     const api = await startApi(
       {
         DATABASE_URL: databaseUrl,
         REDIS_URL: services.redis.url,
         LAZYBOY_VAULT_KEY: randomBytes(24).toString('hex'),
+        LAZYBOY_INTERNAL_SECRET: internalSecret,
         LAZYBOY_LOG_LEVEL: 'warn',
         LAZYBOY_HOMES_DIR: homes,
         // The executors resolve their model from the environment.
@@ -132,7 +134,7 @@ export async function startProductStack(options: {
       path.join(services.root, 'api.log'),
     );
     steps.unshift(() => api.process.stop());
-    const web = await startWeb(api.url, path.join(services.root, 'web.log'));
+    const web = await startWeb(api.url, internalSecret, path.join(services.root, 'web.log'));
     steps.unshift(() => web.process.stop());
     // The servers run in their own process groups: a Ctrl-C here does not reach them.
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void stop().finally(() => process.exit(130)));

@@ -142,8 +142,8 @@ describe('an agent at work, over HTTP and socket.io', () => {
         'I pressed the button: the page says Pressed!',
       ]);
       const steps = events.flatMap((e) => (e.type === 'run.updated' && e.run.busyStep ? [e.run.busyStep] : []));
-      expect(steps).toContain('booting the computer');
-      expect(steps.some((s) => s.startsWith('browser click'))).toBe(true);
+      expect(steps).toContainEqual({ kind: 'booting' });
+      expect(steps.some((s) => s.kind === 'browser_click')).toBe(true);
       expect(events.some((e) => e.type === 'computer.updated' && e.computer.state === 'running')).toBe(true);
 
       const computer = await harness.call<{ computer: { state: string } }>(user, 'GET', `/api/bots/${botId}/computer`);

@@ -91,9 +91,11 @@ describe('the computer panel in a real browser', () => {
     }
     if (!asked.startsWith('Press the big button')) return { text: 'Hello.' };
     if (tools.length === 0) return { toolCalls: [{ name: 'browser', arguments: { action: 'navigate', url: site.url } }] };
-    if (tools.length === 1)
+    // Long enough to read what the agent does in the busy line.
+    if (tools.length === 1) return { toolCalls: [{ name: 'wait', arguments: { seconds: 3 } }] };
+    if (tools.length === 2)
       return { toolCalls: [{ name: 'request_takeover', arguments: { reason: 'Please press the button yourself.' } }] };
-    if (tools.length === 2) return { toolCalls: [{ name: 'browser', arguments: { action: 'observe' } }] };
+    if (tools.length === 3) return { toolCalls: [{ name: 'browser', arguments: { action: 'observe' } }] };
     const pressed = tools.at(-1)!.includes('Pressed!');
     return {
       toolCalls: [
@@ -132,7 +134,9 @@ describe('the computer panel in a real browser', () => {
       const composer = page.getByTestId('composer');
       await composer.fill('Press the big button for me');
       await composer.press('Enter');
-      // The agent opens the page, then asks for a person.
+      // The agent opens the page and waits, worded in the page's language, then asks for a person.
+      await page.getByTestId('busy-line').filter({ hasText: '等待 3 秒' }).waitFor({ timeout: 60_000 });
+      await page.locator('[data-testid="agent-status"][data-status="acting"]').filter({ hasText: '等待 3 秒' }).first().waitFor();
       await page.locator('[data-testid="pending-question"][data-kind="takeover"]').waitFor({ timeout: 60_000 });
 
       const screen = page.frameLocator('[data-testid="computer-panel"] iframe').getByTestId('vnc-screen');

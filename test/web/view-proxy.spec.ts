@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { WebSocket } from 'ws';
 import { signUp, type TestUser } from '../../apps/api/src/testing/test-users.js';
+import { RfbClient } from './rfb-client.js';
 import { WebHarness } from './web-harness.js';
 
 // The web server's /view proxy against a real worker: x11vnc behind websockify on a real Xvfb display.
@@ -24,6 +29,28 @@ function openView(webUrl: string, ticket: string, cookie: string | null): Promis
     });
     socket.once('error', reject);
   });
+}
+
+/** The X cookie file of a display: the one its Xvfb was started with (-auth). */
+function xauthorityOf(display: number): string {
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    let args: string[];
+    try {
+      args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    } catch {
+      continue; // gone meanwhile
+    }
+    if (path.basename(args[0] ?? '') === 'Xvfb' && args[1] === `:${display}`) return args[args.indexOf('-auth') + 1] ?? '';
+  }
+  throw new Error(`no Xvfb serves :${display}`);
+}
+
+/** Where the pointer is on an X display, as "x,y". */
+function pointerAt(display: number): string {
+  const env = { ...process.env, DISPLAY: `:${display}`, XAUTHORITY: xauthorityOf(display) };
+  const out = execFileSync('xdotool', ['getmouselocation'], { env }).toString();
+  const match = /x:(\d+) y:(\d+)/.exec(out);
+  return match ? `${match[1]},${match[2]}` : out;
 }
 
 describe('the /view proxy of the web server', () => {
@@ -74,4 +101,35 @@ describe('the /view proxy of the web server', () => {
     expect(res.status).toBe(404);
     expect(await res.json()).toMatchObject({ error: { code: 'NOT_FOUND' } });
   });
+
+  it('stops the input of a driving connection once its control ends elsewhere, though the page never asks', async () => {
+    await harness.service.call(owner, 'POST', `/api/bots/${botId}/computer/takeover`);
+    const issued = await harness.service.call<{ ticket: string }>(owner, 'POST', `/api/bots/${botId}/computer/viewer-ticket`, {
+      mode: 'control',
+    });
+    const { screen } = await harness.service.call<{ screen: { display: number } }>(owner, 'GET', `/api/bots/${botId}/computer`);
+    const url = `${harness.webUrl.replace('http', 'ws')}/view/${issued.ticket}?c=${connectionId()}`;
+    const client = await RfbClient.connect(url, owner.cookie);
+    try {
+      const landed = async (x: number, y: number) => {
+        client.movePointer(x, y);
+        const deadline = Date.now() + 1_500;
+        while (Date.now() < deadline) {
+          if (pointerAt(screen.display) === `${x},${y}`) return true;
+          await sleep(100);
+        }
+        return false;
+      };
+      expect(await landed(101, 102)).toBe(true);
+      // Handed back through the API (another tab, the lease lapsing, an admin): this connection sends no /watch.
+      await harness.service.call(owner, 'POST', `/api/bots/${botId}/computer/release`);
+      // The proxy checks every second: the input is shut within a few, not at the end of the 30 s control window.
+      const released = Date.now();
+      let x = 200;
+      while (Date.now() - released < 5_000 && (await landed(x, 200))) x++;
+      expect(await landed(300, 301)).toBe(false);
+    } finally {
+      client.close();
+    }
+  }, 60_000);
 });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { Script } from '@lazyboy/model';
 import { ManagedProcess, findFreePort, repoRoot, waitForHttp } from '@lazyboy/localstack';
+import { TEST_INTERNAL_SECRET } from '../../apps/api/src/testing/test-config.js';
 import { ServiceHarness } from '../service/service-harness.js';
 
 const WEB_SERVER = path.join(repoRoot, 'apps/web/dist/server/main.js');
@@ -42,6 +43,7 @@ export class WebHarness {
         LAZYBOY_API_URL: this.service.app.url,
         LAZYBOY_WEB_HOST: '127.0.0.1',
         LAZYBOY_WEB_PORT: String(port),
+        LAZYBOY_INTERNAL_SECRET: TEST_INTERNAL_SECRET,
       },
       logFile: this.logFile,
     });

@@ -59,7 +59,7 @@ export function ChatView({ bot, sessionId, createSession, onActivity, onOpenComp
   const empty = chat.status === 'ready' && chat.messages.length === 0 && chat.pending.length === 0;
   const tailKey = [
     status.kind,
-    status.kind === 'acting' ? status.action : '',
+    status.kind === 'acting' ? `${status.step.kind}:${status.step.target ?? ''}` : '',
     plan?.map((s) => s.status).join(',') ?? '',
     question?.prompt ?? '',
   ].join('|');

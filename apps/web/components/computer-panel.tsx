@@ -105,7 +105,10 @@ export function ComputerPanel({ botId, takeoverRequest = 0, ref }: ComputerPanel
         onTakeOver={() => void session?.takeOver()}
         onHandBack={() => void session?.handBack()}
         onPaste={() => void paste()}
-        onKeyboard={() => session?.openKeyboard()}
+        onKeyboard={() => {
+          // Both: the message lets the frame check it still drives; the direct focus is what iOS needs.
+          if (session?.openKeyboard()) screen.current?.focusKeys();
+        }}
       />
       {actionError !== null && (
         <p className="form-error computer-message" role="alert" data-testid="computer-error">

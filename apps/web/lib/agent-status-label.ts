@@ -1,5 +1,6 @@
-import { fill, type Messages } from '../locales';
+import type { Messages } from '../locales';
 import type { AgentStatus } from './agent-status';
+import { busyStepLabel } from './busy-step-label';
 
 /** The words for an agent status: the sidebar's status text and the chat's busy line. */
 export function agentStatusLabel(status: AgentStatus, t: Messages): string {
@@ -15,7 +16,7 @@ export function agentStatusLabel(status: AgentStatus, t: Messages): string {
     case 'waking':
       return t.statusWaking;
     case 'acting':
-      return fill(t.statusActing, { action: status.action });
+      return busyStepLabel(status.step, t);
     case 'waiting':
       return status.on === 'input' ? t.statusWaitingInput : t.statusWaitingTakeover;
   }

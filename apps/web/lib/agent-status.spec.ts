@@ -1,19 +1,21 @@
 import { describe, expect, it } from '@jest/globals';
-import type { RunStatus } from '@lazyboy/contracts';
+import type { BusyStep, RunStatus } from '@lazyboy/contracts';
 import { agentStatus, pickStatusRun } from './agent-status.js';
 
-const run = (status: RunStatus, busyStep: string | null = null, createdAt = '2026-01-01T00:00:00.000Z') => ({
+const run = (status: RunStatus, busyStep: BusyStep | null = null, createdAt = '2026-01-01T00:00:00.000Z') => ({
   status,
   busyStep,
   createdAt,
 });
+
+const THINKING: BusyStep = { kind: 'thinking' };
 
 describe('agentStatus', () => {
   it('is idle without a run or after the run ended', () => {
     expect(agentStatus(null)).toEqual({ kind: 'idle' });
     expect(agentStatus(undefined)).toEqual({ kind: 'idle' });
     for (const status of ['completed', 'blocked', 'failed', 'cancelled'] as const) {
-      expect(agentStatus(run(status, 'thinking'))).toEqual({ kind: 'idle' });
+      expect(agentStatus(run(status, THINKING))).toEqual({ kind: 'idle' });
     }
   });
 
@@ -22,23 +24,26 @@ describe('agentStatus', () => {
   });
 
   it('thinks while running with the thinking step, and while leased before any step', () => {
-    expect(agentStatus(run('running', 'thinking'))).toEqual({ kind: 'thinking' });
+    expect(agentStatus(run('running', THINKING))).toEqual({ kind: 'thinking' });
     expect(agentStatus(run('leased'))).toEqual({ kind: 'thinking' });
-    expect(agentStatus(run('running', '  '))).toEqual({ kind: 'thinking' });
   });
 
   it('tells booting and waking the computer apart from actions', () => {
-    expect(agentStatus(run('running', 'booting the computer'))).toEqual({ kind: 'booting' });
-    expect(agentStatus(run('running', 'waking the computer'))).toEqual({ kind: 'waking' });
+    expect(agentStatus(run('running', { kind: 'booting' }))).toEqual({ kind: 'booting' });
+    expect(agentStatus(run('running', { kind: 'waking' }))).toEqual({ kind: 'waking' });
   });
 
-  it('acts with the described tool call as its action', () => {
-    expect(agentStatus(run('running', 'browser click 3'))).toEqual({ kind: 'acting', action: 'browser click 3' });
-    expect(agentStatus(run('leased', 'shell: ls -la'))).toEqual({ kind: 'acting', action: 'shell: ls -la' });
+  it('acts with the tool call as its step', () => {
+    const click: BusyStep = { kind: 'browser_click', target: '3' };
+    expect(agentStatus(run('running', click))).toEqual({ kind: 'acting', step: click });
+    expect(agentStatus(run('leased', { kind: 'shell', target: 'ls -la' }))).toEqual({
+      kind: 'acting',
+      step: { kind: 'shell', target: 'ls -la' },
+    });
   });
 
   it('waits for the person on a question or a takeover', () => {
-    expect(agentStatus(run('waiting_input', 'thinking'))).toEqual({ kind: 'waiting', on: 'input' });
+    expect(agentStatus(run('waiting_input', THINKING))).toEqual({ kind: 'waiting', on: 'input' });
     expect(agentStatus(run('waiting_takeover'))).toEqual({ kind: 'waiting', on: 'takeover' });
   });
 });
@@ -46,7 +51,7 @@ describe('agentStatus', () => {
 describe('pickStatusRun', () => {
   it('prefers the run holding the agent over the ones queued behind it', () => {
     const queued = run('queued', null, '2026-01-01T00:00:00.000Z');
-    const running = run('running', 'thinking', '2026-01-01T00:00:05.000Z');
+    const running = run('running', THINKING, '2026-01-01T00:00:05.000Z');
     expect(pickStatusRun([queued, running])).toBe(running);
     const waiting = run('waiting_input', null, '2026-01-01T00:00:09.000Z');
     expect(pickStatusRun([running, waiting, queued])).toBe(waiting);

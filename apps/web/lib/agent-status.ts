@@ -1,20 +1,18 @@
-import { FINAL_RUN_STATUSES, type RunStatus, type RunView } from '@lazyboy/contracts';
+import { FINAL_RUN_STATUSES, type BusyStep, type BusyStepKind, type RunStatus, type RunView } from '@lazyboy/contracts';
 
 // What an agent is doing, as the sidebar, the avatar and the busy line show it, derived from its runs.
 // No relative imports here: the unit test runs this module under the repo's NodeNext Jest setup too.
 
 export type AgentStatusKind = 'idle' | 'queued' | 'thinking' | 'booting' | 'waking' | 'acting' | 'waiting';
 
+/** The busy steps that are a tool call (the others are statuses of their own). */
+export type ActingStepKind = Exclude<BusyStepKind, 'thinking' | 'booting' | 'waking'>;
+
 export type AgentStatus =
   | { kind: 'idle' | 'queued' | 'thinking' | 'booting' | 'waking' }
-  /** `action` is the API's description of the tool call ("browser click 3", "shell: ls"). */
-  | { kind: 'acting'; action: string }
+  /** `step` is the tool call under way, worded by busyStepLabel. */
+  | { kind: 'acting'; step: BusyStep & { kind: ActingStepKind } }
   | { kind: 'waiting'; on: 'input' | 'takeover' };
-
-/** The busy steps the API writes besides tool descriptions (run-execution.ts, computers.service.ts). */
-export const BUSY_STEP_THINKING = 'thinking';
-export const BUSY_STEP_BOOTING = 'booting the computer';
-export const BUSY_STEP_WAKING = 'waking the computer';
 
 const FINAL: ReadonlySet<RunStatus> = new Set(FINAL_RUN_STATUSES);
 
@@ -43,13 +41,11 @@ export function agentStatus(run: Pick<RunView, 'status' | 'busyStep'> | null | u
   }
 }
 
-function fromBusyStep(busyStep: string | null): AgentStatus {
-  const step = busyStep?.trim() ?? '';
+function fromBusyStep(step: BusyStep | null): AgentStatus {
   // A leased run has no step yet: its executor is about to think.
-  if (step === '' || step === BUSY_STEP_THINKING) return { kind: 'thinking' };
-  if (step === BUSY_STEP_BOOTING) return { kind: 'booting' };
-  if (step === BUSY_STEP_WAKING) return { kind: 'waking' };
-  return { kind: 'acting', action: step };
+  if (!step || step.kind === 'thinking') return { kind: 'thinking' };
+  if (step.kind === 'booting' || step.kind === 'waking') return { kind: step.kind };
+  return { kind: 'acting', step: { ...step, kind: step.kind } };
 }
 
 /** Higher wins: an agent working on one run while others queue behind it is working, not queued. */

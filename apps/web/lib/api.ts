@@ -1,17 +1,31 @@
-import { apiErrorBodySchema, type ApiErrorCode } from '@lazyboy/contracts';
+import { apiErrorBodySchema, type ApiErrorCode, type ApiErrorReason } from '@lazyboy/contracts';
 
 /** The API's own codes, plus the two failures that never reach it or come back unreadable. */
 export type ClientErrorCode = ApiErrorCode | 'NETWORK' | 'UNREADABLE';
 
+/** What an API error body says beyond its code and message; absent for failures that never reached the API. */
+export interface ApiErrorExtras {
+  /** Why a CONFLICT was refused (undefined for a reason this build does not know yet). */
+  reason?: ApiErrorReason;
+  /** VALIDATION_FAILED: `{ issues: { path, message }[] }`; otherwise whatever the API added. */
+  details?: unknown;
+}
+
 export class ApiError extends Error {
+  readonly reason: ApiErrorReason | undefined;
+  readonly details: unknown;
+
   constructor(
     readonly code: ClientErrorCode,
     message: string,
     /** 0 when the request never got an answer. */
     readonly status: number,
+    { reason, details }: ApiErrorExtras = {},
   ) {
     super(message);
     this.name = 'ApiError';
+    this.reason = reason;
+    this.details = details;
   }
 
   /** Nothing came back: the same request may be sent again (message posts carry a nonce for this). */
@@ -44,7 +58,8 @@ export interface RequestOptions {
 
 /**
  * Same-origin JSON request to the API (the web server proxies /api/*, the session cookie rides along).
- * Resolves with the parsed body (undefined for 204); rejects with an ApiError carrying the API's message.
+ * Resolves with the parsed body (undefined for 204); rejects with an ApiError carrying the API's code, message,
+ * reason and details (show it with errorText, never its English message).
  */
 export async function apiRequest<T>(path: string, { method = 'GET', body, signal }: RequestOptions = {}): Promise<T> {
   let res: Response;
@@ -85,7 +100,10 @@ async function errorOf(res: Response): Promise<ApiError> {
     // A proxy's HTML error page, or nothing at all: the status alone has to do.
   }
   const parsed = apiErrorBodySchema.safeParse(json);
-  if (parsed.success) return new ApiError(parsed.data.error.code, parsed.data.error.message, res.status);
+  if (parsed.success) {
+    const { code, message, reason, details } = parsed.data.error;
+    return new ApiError(code, message, res.status, { reason, details });
+  }
   // A gateway in front of the API (the API itself is down): as good as no answer.
   const code: ClientErrorCode =
     res.status === 502 || res.status === 504 ? 'NETWORK' : res.status >= 500 ? 'INTERNAL' : 'UNREADABLE';

@@ -1,10 +1,12 @@
-import type { Messages } from '../locales';
+import type { ApiErrorReason } from '@lazyboy/contracts';
+import { fill, type Messages } from '../locales';
 import { ApiError } from './api';
 
 /**
- * What to tell the person about a failed request, in their language. Conflicts and refused input keep the
- * API's own message, which says what to change ("the name is taken") but is in English; every other
- * failure gets a catalog text.
+ * What to tell the person about a failed request, in their language. The API's English message is never
+ * shown: a conflict gets the text of its reason (the generic conflict text when it has none, or one this
+ * build does not know), refused input names the bad fields from the API's details, every other failure
+ * gets its code's text.
  */
 export function errorText(error: unknown, t: Messages): string {
   if (!(error instanceof ApiError)) return t.errorUnexpected;
@@ -24,7 +26,55 @@ export function errorText(error: unknown, t: Messages): string {
       return t.errorForbidden;
     case 'UNAUTHENTICATED':
       return t.errorSignedOut;
-    default:
-      return error.message || t.errorUnexpected;
+    case 'BAD_REQUEST':
+      return t.errorBadRequest;
+    case 'CONFLICT':
+      return t[conflictKey(error.reason)];
+    case 'VALIDATION_FAILED':
+      return validationText(error.details, t);
   }
+}
+
+/** A text for every reason: a reason added to the contracts without one here fails the type check. */
+export const CONFLICT_TEXT: Record<ApiErrorReason, keyof Messages> = {
+  computer_not_running: 'errorConflictComputerNotRunning',
+  screen_gone: 'errorConflictScreenGone',
+  control_held: 'errorConflictControlHeld',
+  screens_full: 'errorConflictScreensFull',
+  computer_busy: 'errorConflictComputerBusy',
+  computer_refused: 'errorConflictComputerRefused',
+  nonce_reused: 'errorConflictNonceReused',
+  run_ended: 'errorConflictRunEnded',
+  run_not_waiting: 'errorConflictRunNotWaiting',
+  own_admin_rights: 'errorConflictOwnAdminRights',
+  own_account_disabled: 'errorConflictOwnAccountDisabled',
+  name_taken: 'errorConflictNameTaken',
+  member_changed: 'errorConflictMemberChanged',
+  last_owner: 'errorConflictLastOwner',
+  already_member: 'errorConflictAlreadyMember',
+  email_taken: 'errorConflictEmailTaken',
+};
+
+function conflictKey(reason: ApiErrorReason | undefined): keyof Messages {
+  // hasOwn, not a plain lookup: an ApiError built by hand may carry any string.
+  return reason !== undefined && Object.hasOwn(CONFLICT_TEXT, reason) ? CONFLICT_TEXT[reason] : 'errorConflict';
+}
+
+/** The bad fields ("name", "members.0.email") from `{ issues: { path }[] }`, each once, in order. */
+function invalidFields(details: unknown): string[] {
+  const issues = (details as { issues?: unknown } | null | undefined)?.issues;
+  if (!Array.isArray(issues)) return [];
+  // The API joins each path with '.' already; a raw zod path (an array) is joined the same way.
+  const paths = issues.map((issue: unknown) => {
+    const path = (issue as { path?: unknown } | null)?.path;
+    return Array.isArray(path) ? path.join('.') : path;
+  });
+  return [...new Set(paths.filter((path): path is string => typeof path === 'string' && path !== ''))];
+}
+
+function validationText(details: unknown, t: Messages): string {
+  const fields = invalidFields(details);
+  // A problem with the body as a whole has no path: there is no field to name.
+  if (fields.length === 0) return t.errorValidation;
+  return fill(t.errorValidationFields, { fields: fields.join(t.errorFieldSeparator) });
 }

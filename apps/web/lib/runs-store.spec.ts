@@ -31,7 +31,7 @@ const ANSWER = { from: 'answer' } as const;
 describe('runs store', () => {
   it('keeps runs until they are over, and never brings an ended one back', () => {
     let state = applyRunUpdate(EMPTY_RUNS, run('r1', 'queued'), EVENT);
-    state = applyRunUpdate(state, run('r1', 'running', { busyStep: 'thinking' }), EVENT);
+    state = applyRunUpdate(state, run('r1', 'running', { busyStep: { kind: 'thinking' } }), EVENT);
     expect(state.byId.get('r1')?.status).toBe('running');
     state = applyRunUpdate(state, run('r1', 'completed'), EVENT);
     expect(state.byId.has('r1')).toBe(false);
@@ -43,19 +43,19 @@ describe('runs store', () => {
 
   it('lets events that arrived while the snapshot was on its way win over it', () => {
     const requestedAt = EMPTY_RUNS.version;
-    let state = applyRunUpdate(EMPTY_RUNS, run('r1', 'running', { busyStep: 'browser click 2' }), EVENT);
+    let state = applyRunUpdate(EMPTY_RUNS, run('r1', 'running', { busyStep: { kind: 'browser_click', target: '2' } }), EVENT);
     state = applyRunUpdate(state, run('r2', 'queued'), EVENT);
     state = applyRunSnapshot(state, [run('r1', 'queued'), run('r3', 'waiting_input')], requestedAt);
-    expect(state.byId.get('r1')?.busyStep).toBe('browser click 2');
+    expect(state.byId.get('r1')?.busyStep).toEqual({ kind: 'browser_click', target: '2' });
     expect(state.byId.has('r2')).toBe(true);
     expect(state.byId.get('r3')?.status).toBe('waiting_input');
   });
 
   it('never lets an HTTP answer take a run back to an earlier state than the socket gave', () => {
-    let state = applyRunUpdate(EMPTY_RUNS, run('r1', 'running', { busyStep: 'thinking' }), EVENT);
+    let state = applyRunUpdate(EMPTY_RUNS, run('r1', 'running', { busyStep: { kind: 'thinking' } }), EVENT);
     state = applyRunUpdate(state, run('r1', 'queued'), ANSWER);
     expect(state.byId.get('r1')?.status).toBe('running');
-    expect(state.byId.get('r1')?.busyStep).toBe('thinking');
+    expect(state.byId.get('r1')?.busyStep).toEqual({ kind: 'thinking' });
     // The socket's next word still counts.
     state = applyRunUpdate(state, run('r1', 'waiting_input'), EVENT);
     expect(state.byId.get('r1')?.status).toBe('waiting_input');

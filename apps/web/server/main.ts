@@ -21,7 +21,7 @@ const app = next({ dev: false, dir: webDir, hostname: env.LAZYBOY_WEB_HOST, port
 await app.prepare();
 const handle = app.getRequestHandler();
 
-const views = new ViewProxy(api);
+const views = new ViewProxy(api, env.LAZYBOY_INTERNAL_SECRET);
 
 const server = http.createServer((req, res) => {
   if (isApiPath(req.url)) return proxyRequest(api, req, res);

@@ -2,9 +2,13 @@ import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import {
+  apiErrorBodySchema,
   meViewSchema,
+  viewerControlCheckResponseSchema,
   viewerTicketRedeemResponseSchema,
   type ApiErrorBody,
+  type ApiErrorReason,
+  type ViewerControlCheckRequest,
   type ViewerTicketRedeemResponse,
 } from '@lazyboy/contracts';
 import { RfbInputFilter, RfbProtocolError } from './rfb-input-filter.js';
@@ -15,14 +19,19 @@ import { RfbInputFilter, RfbProtocolError } from './rfb-input-filter.js';
 // served) and carries the RFB stream both ways. Input is filtered here, not trusted to the page: a
 // connection starts view-only, and `POST /view/<connection id>/control` with a control ticket opens it
 // to keyboard and pointer for CONTROL_WINDOW_MS (the page repeats it while its person holds control);
-// `POST /view/<connection id>/watch` closes it again. The picture never reconnects for either.
+// `POST /view/<connection id>/watch` closes it again. The picture never reconnects for either. A control
+// lease can also end elsewhere (it lapsed, an admin ended it, another tab handed back): every
+// CONTROL_CHECK_MS the proxy asks the API whether each driving connection's person still holds the screen,
+// and closes the input of those who do not. The API's routes for this server take its shared secret.
 
 /**
- * Input stays allowed this long after the last control ticket (the page renews every 12 s). Short: the
- * proxy does not hear of a lease that ended elsewhere (expiry, an admin), so this bounds how long such a
- * connection could still type.
+ * Input stays allowed this long after the last control ticket (the page renews every 12 s): the bound for
+ * a connection whose control the checks cannot confirm or deny (the API unreachable).
  */
 export const CONTROL_WINDOW_MS = 30_000;
+/** How often driving connections are checked against the API: how long input outlives a lease ended elsewhere. */
+export const CONTROL_CHECK_MS = 1_000;
+const INTERNAL_SECRET_HEADER = 'x-lazyboy-internal';
 const UPSTREAM_OPEN_MS = 10_000;
 const MAX_MESSAGE_BYTES = 2 * 1024 * 1024;
 const TICKET = /^[A-Za-z0-9._~-]{16,4096}$/;
@@ -55,6 +64,8 @@ class ViewError extends Error {
     readonly status: number,
     readonly code: ApiErrorBody['error']['code'],
     message: string,
+    /** The API's reason for a conflict, passed on: the page words it in its person's language. */
+    readonly reason?: ApiErrorReason,
   ) {
     super(message);
     this.name = 'ViewError';
@@ -72,6 +83,10 @@ class ViewConnection {
     readonly userId: string,
     private readonly close: () => void,
   ) {}
+
+  get driving(): boolean {
+    return this.filter.allowInput;
+  }
 
   allowInputFor(ms: number): void {
     this.filter.allowInput = true;
@@ -98,8 +113,17 @@ export class ViewProxy {
   private readonly connections = new Map<string, ViewConnection>();
   /** Connection ids whose upgrade is under way (redeeming, connecting): taken, though not open yet. */
   private readonly reserved = new Set<string>();
+  private readonly checkTimer: NodeJS.Timeout;
+  private checking = false;
 
-  constructor(private readonly api: URL) {}
+  constructor(
+    private readonly api: URL,
+    /** LAZYBOY_INTERNAL_SECRET: the API's routes for this server take it. */
+    private readonly internalSecret: string,
+  ) {
+    this.checkTimer = setInterval(() => void this.checkControl(), CONTROL_CHECK_MS);
+    this.checkTimer.unref();
+  }
 
   /** The websocket of the view: redeem, connect to the screen, then carry bytes (input filtered). */
   async upgrade(
@@ -178,7 +202,37 @@ export class ViewProxy {
 
   /** Ends every view (the server is stopping). */
   closeAll(): void {
+    clearInterval(this.checkTimer);
     for (const connection of this.connections.values()) connection.end();
+  }
+
+  /**
+   * Closes the input of every driving connection whose person no longer holds the screen. One request for
+   * all of them, one at a time; while the API cannot answer, the control window bounds them instead.
+   */
+  async checkControl(): Promise<void> {
+    if (this.checking) return;
+    const driving = [...this.connections.values()].filter((c) => c.driving);
+    if (driving.length === 0) return;
+    this.checking = true;
+    try {
+      const holds: ViewerControlCheckRequest['holds'] = driving.map((c) => ({ screenId: c.screenId, userId: c.userId }));
+      const res = await fetch(new URL('/api/viewer/control-check', this.api), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', [INTERNAL_SECRET_HEADER]: this.internalSecret },
+        body: JSON.stringify({ holds }),
+        signal: AbortSignal.timeout(5_000),
+      });
+      if (!res.ok) return;
+      const answer = viewerControlCheckResponseSchema.parse(await res.json());
+      const lost = new Set(answer.holds.filter((h) => !h.held).map((h) => `${h.screenId} ${h.userId}`));
+      // Only connections that were driving when asked: one given control meanwhile has a fresh ticket.
+      for (const connection of driving) if (lost.has(`${connection.screenId} ${connection.userId}`)) connection.watchOnly();
+    } catch {
+      // Unreachable or unreadable: the next check tries again.
+    } finally {
+      this.checking = false;
+    }
   }
 
   private carry(
@@ -246,7 +300,7 @@ export class ViewProxy {
     try {
       res = await fetch(new URL('/api/viewer/redeem', this.api), {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', [INTERNAL_SECRET_HEADER]: this.internalSecret },
         body: JSON.stringify({ ticket }),
         signal: AbortSignal.timeout(10_000),
       });
@@ -255,9 +309,10 @@ export class ViewProxy {
     }
     const body: unknown = await res.json().catch(() => null);
     if (res.ok) return viewerTicketRedeemResponseSchema.parse(body);
-    const message = (body as Partial<ApiErrorBody> | null)?.error?.message ?? `the API answered ${res.status}`;
+    const error = apiErrorBodySchema.safeParse(body).data?.error;
+    const message = error?.message ?? `the API answered ${res.status}`;
     if (res.status === 401) throw new ViewError(401, 'UNAUTHENTICATED', message);
-    if (res.status === 409) throw new ViewError(409, 'CONFLICT', message);
+    if (res.status === 409) throw new ViewError(409, 'CONFLICT', message, error?.reason);
     throw new ViewError(502, 'NOT_READY', message);
   }
 }
@@ -297,7 +352,7 @@ function toBuffer(data: RawData): Buffer {
 }
 
 function errorBody(error: ViewError): ApiErrorBody {
-  return { error: { code: error.code, message: error.message } };
+  return { error: { code: error.code, message: error.message, ...(error.reason ? { reason: error.reason } : {}) } };
 }
 
 /** A plain HTTP answer on a socket that asked to upgrade (the websocket never opens). */

@@ -5,6 +5,7 @@ const required = {
   DATABASE_URL: 'postgresql://u:p@127.0.0.1:5432/db',
   REDIS_URL: 'redis://127.0.0.1:6379',
   LAZYBOY_VAULT_KEY: 'v'.repeat(32),
+  LAZYBOY_INTERNAL_SECRET: 'i'.repeat(32),
 };
 
 describe('environment schemas', () => {

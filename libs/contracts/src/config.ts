@@ -33,6 +33,14 @@ const teamScreenLimit = z.coerce
   .default(8)
   .describe('Most displays (agents) one computer runs at once');
 
+/** Shared by the API and the web server: the web server's calls to the API's internal routes carry it. */
+const internalSecret = z
+  .string()
+  .min(MIN_EXPOSED_TOKEN_LENGTH)
+  .describe(
+    "Shared by the API and the web server: authenticates the web server's internal calls (viewer tickets, control checks)",
+  );
+
 export const apiEnvSchema = z
   .object({
     DATABASE_URL: z.string().url().describe('Postgres connection URL (the local stack sets it)'),
@@ -52,6 +60,7 @@ export const apiEnvSchema = z
       .string()
       .min(MIN_EXPOSED_TOKEN_LENGTH)
       .describe('Master key for secrets at rest (saved logins, model keys, computer tokens) and viewer tickets; keep it'),
+    LAZYBOY_INTERNAL_SECRET: internalSecret,
     LAZYBOY_SECURE_COOKIE: boolFlag.describe('true marks the session cookie Secure (serve the web app over HTTPS)'),
     LAZYBOY_SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(8_760).default(720).describe('How long a sign-in lasts'),
     LAZYBOY_LOGIN_ATTEMPTS: z.coerce
@@ -153,6 +162,7 @@ export const webEnvSchema = z.object({
   LAZYBOY_API_URL: z.string().url().default('http://127.0.0.1:3100').describe('Where the web server reaches the API'),
   LAZYBOY_WEB_HOST: z.string().min(1).default('127.0.0.1').describe('Address the web server binds'),
   LAZYBOY_WEB_PORT: port(3101).describe('Port the web server listens on'),
+  LAZYBOY_INTERNAL_SECRET: internalSecret,
 });
 export type WebEnv = z.infer<typeof webEnvSchema>;
 

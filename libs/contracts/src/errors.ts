@@ -14,10 +14,52 @@ export const apiErrorCodeSchema = z.enum([
 ]);
 export type ApiErrorCode = z.infer<typeof apiErrorCodeSchema>;
 
+/**
+ * Why a CONFLICT was refused: the request was fine but the state it met was not. The message explains it
+ * in English; clients show people their own text keyed by this reason. Stable: clients match on it.
+ */
+export const apiErrorReasonSchema = z.enum([
+  /** The computer is stopped, failed or was never booted. */
+  'computer_not_running',
+  /** The screen a viewer ticket named has gone away. */
+  'screen_gone',
+  /** Another person has control of the screen. */
+  'control_held',
+  /** Every screen of the Team computer is taken by a working agent. */
+  'screens_full',
+  /** An agent is working on the computer, so it cannot be suspended or stopped. */
+  'computer_busy',
+  /** The computer's worker refused the call (its own code is in details.workerCode). */
+  'computer_refused',
+  /** The message's clientNonce was already used for a different message. */
+  'nonce_reused',
+  /** The run is already over. */
+  'run_ended',
+  /** The run is not parked on a question. */
+  'run_not_waiting',
+  /** An admin tried to take away their own admin rights. */
+  'own_admin_rights',
+  /** An admin tried to disable their own account. */
+  'own_account_disabled',
+  /** Another agent of the workspace has this name. */
+  'name_taken',
+  /** The member was changed or removed since the caller looked. */
+  'member_changed',
+  /** The change would leave the workspace without an owner. */
+  'last_owner',
+  /** The person is already a member of the workspace. */
+  'already_member',
+  /** An account with this email exists. */
+  'email_taken',
+]);
+export type ApiErrorReason = z.infer<typeof apiErrorReasonSchema>;
+
 export const apiErrorBodySchema = z.object({
   error: z.object({
     code: apiErrorCodeSchema,
     message: z.string(),
+    // A reason newer than the client reads as none: the error stays readable and gets the generic text.
+    reason: apiErrorReasonSchema.optional().catch(undefined),
     details: z.unknown().optional(),
   }),
 });

@@ -5,12 +5,12 @@ import request from 'supertest';
 import { loadApiConfig } from '../config/api-config.js';
 import { PrismaService } from '../persistence/prisma.service.js';
 import { startTestApp, type TestApp } from '../testing/test-app.js';
-import { testApiConfig, TEST_VAULT_KEY } from '../testing/test-config.js';
+import { testApiConfig, TEST_INTERNAL_SECRET, TEST_VAULT_KEY } from '../testing/test-config.js';
 import { createIsolatedDatabase, type IsolatedDatabase } from '../testing/test-database.js';
 import { verifyPassword } from './password-hasher.js';
 
 describe('first admin from LAZYBOY_APP_TOKEN', () => {
-  const env = { ...process.env, LAZYBOY_VAULT_KEY: TEST_VAULT_KEY };
+  const env = { ...process.env, LAZYBOY_VAULT_KEY: TEST_VAULT_KEY, LAZYBOY_INTERNAL_SECRET: TEST_INTERNAL_SECRET };
 
   it('must be at least 32 characters when the API binds beyond loopback', () => {
     expect(() => loadApiConfig({ ...env, LAZYBOY_API_HOST: '0.0.0.0', LAZYBOY_APP_TOKEN: 'short-token' })).toThrow(ConfigError);

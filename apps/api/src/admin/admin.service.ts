@@ -59,8 +59,10 @@ export class AdminService {
     const user = await this.repo.user(userId);
     if (!user) throw notFound('user');
     // Refusing both keeps at least one working administrator: the one asking.
-    if (userId === principal.userId && request.isAdmin === false) throw conflict('you cannot remove your own admin rights');
-    if (userId === principal.userId && request.disabled === true) throw conflict('you cannot disable your own account');
+    if (userId === principal.userId && request.isAdmin === false)
+      throw conflict('own_admin_rights', 'you cannot remove your own admin rights');
+    if (userId === principal.userId && request.disabled === true)
+      throw conflict('own_account_disabled', 'you cannot disable your own account');
 
     const change: { isAdmin?: boolean; disabledAt?: Date | null } = {};
     const details: Record<string, boolean> = {};
@@ -159,7 +161,7 @@ export class AdminService {
   async stopRun(principal: Principal, runId: string, ip?: string): Promise<RunView> {
     const before = await this.repo.run(runId);
     if (!before) throw notFound('run');
-    if (FINAL.includes(before.status)) throw conflict(`the run already ended (${before.status})`);
+    if (FINAL.includes(before.status)) throw conflict('run_ended', `the run already ended (${before.status})`);
     const run = await this.runService.stop(runId);
     await this.audit.record({
       workspaceId: run.workspaceId,

@@ -162,8 +162,9 @@ describe('admin dashboard endpoints', () => {
 
   it('refuses to let an admin demote or disable themselves (409)', async () => {
     const demote = await as(admin).patch(`/api/admin/users/${admin.userId}`, { isAdmin: false }).expect(409);
-    expect(demote.body.error.code).toBe('CONFLICT');
-    await as(admin).patch(`/api/admin/users/${admin.userId}`, { disabled: true }).expect(409);
+    expect(demote.body.error).toMatchObject({ code: 'CONFLICT', reason: 'own_admin_rights' });
+    const disable = await as(admin).patch(`/api/admin/users/${admin.userId}`, { disabled: true }).expect(409);
+    expect(disable.body.error).toMatchObject({ code: 'CONFLICT', reason: 'own_account_disabled' });
     const me = await as(admin).get('/api/auth/me').expect(200);
     expect(me.body.user.isAdmin).toBe(true);
   });

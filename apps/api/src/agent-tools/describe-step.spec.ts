@@ -1,36 +1,61 @@
 import { describe, expect, it } from '@jest/globals';
-import { describeStep } from './describe-step.js';
+import { busyStepSchema } from '@lazyboy/contracts';
+import { describeStep, sameStep } from './describe-step.js';
 
 describe('describeStep', () => {
   it('names browser actions by element number, never by what is typed', () => {
-    expect(describeStep('browser', { action: 'click', element: 3 })).toBe('browser click 3');
+    expect(describeStep('browser', { action: 'click', element: 3 })).toEqual({ kind: 'browser_click', target: '3' });
     const typing = describeStep('browser', JSON.stringify({ action: 'type', element: 4, text: 'hunter2-secret' }));
-    expect(typing).toBe('browser typing into 4');
-    expect(describeStep('computer_act', { action: 'type', text: 'hunter2-secret' })).toBe('desktop typing');
-    expect(describeStep('browser', { action: 'eval', expression: 'localStorage.token' })).not.toContain('token');
+    expect(typing).toEqual({ kind: 'browser_type', target: '4' });
+    expect(describeStep('computer_act', { action: 'type', text: 'hunter2-secret' })).toEqual({ kind: 'desktop_type' });
+    expect(JSON.stringify(describeStep('browser', { action: 'eval', expression: 'localStorage.token' }))).not.toContain('token');
+    expect(describeStep('browser', { action: 'scroll', direction: 'up' })).toEqual({ kind: 'browser_scroll_up' });
   });
 
   it('shows where the browser goes without query strings or credentials', () => {
     const step = describeStep('browser', { action: 'navigate', url: 'https://me:pw@mail.example.com/inbox?auth=abc123#x' });
-    expect(step).toBe('browser open mail.example.com/inbox');
+    expect(step).toEqual({ kind: 'browser_open', target: 'mail.example.com/inbox' });
+    expect(describeStep('browser', { action: 'navigate', url: 'not a url' })).toEqual({ kind: 'browser_open' });
   });
 
   it('shows shell commands short, with secret-looking values masked', () => {
-    expect(describeStep('shell', { command: 'ls -la' })).toBe('shell: ls -la');
+    expect(describeStep('shell', { command: 'ls -la' })).toEqual({ kind: 'shell', target: 'ls -la' });
     const curl = describeStep('shell', {
       command: "curl -H 'Authorization: Bearer sk-live-123' https://bob:s3cret@api.example.com?token=abc",
     });
-    expect(curl).not.toMatch(/sk-live-123|s3cret|abc\b/);
-    expect(describeStep('shell', { command: 'export API_KEY=zzz-top; make' })).not.toContain('zzz-top');
-    expect(describeStep('shell', { command: `echo ${'x'.repeat(200)}` }).length).toBeLessThanOrEqual(80);
+    expect(curl.target).not.toMatch(/sk-live-123|s3cret|abc\b/);
+    expect(describeStep('shell', { command: 'export API_KEY=zzz-top; make' }).target).not.toContain('zzz-top');
+    expect(describeStep('shell', { command: `echo ${'x'.repeat(200)}` }).target!.length).toBeLessThanOrEqual(80);
   });
 
   it('names files and waits, and survives arguments that are not JSON', () => {
-    expect(describeStep('read_file', { path: 'notes.txt' })).toBe('reading notes.txt');
-    expect(describeStep('write_file', { path: '/home/agent/projects/site/index.html' })).toBe('writing …/site/index.html');
-    expect(describeStep('wait', { seconds: 5 })).toBe('waiting 5 s');
-    expect(describeStep('wait', { seconds: 5, until: 'screen_changes' })).toBe('waiting for the screen to change');
-    expect(describeStep('read_file', '{not json')).toBe('reading a file');
-    expect(describeStep('report_done', {})).toBe('report done');
+    expect(describeStep('read_file', { path: 'notes.txt' })).toEqual({ kind: 'file_read', target: 'notes.txt' });
+    expect(describeStep('write_file', { path: '/home/agent/projects/site/index.html' })).toEqual({
+      kind: 'file_write',
+      target: '…/site/index.html',
+    });
+    expect(describeStep('wait', { seconds: 5 })).toEqual({ kind: 'wait', target: '5' });
+    expect(describeStep('wait', { seconds: 5, until: 'screen_changes' })).toEqual({ kind: 'wait_screen' });
+    expect(describeStep('read_file', '{not json')).toEqual({ kind: 'file_read' });
+    expect(describeStep('report_done', {})).toEqual({ kind: 'tool', target: 'report_done' });
+  });
+
+  it('always fits the contract, whatever the model sent', () => {
+    const odd: Array<[string, unknown]> = [
+      ['browser', { action: 'key', keys: 'Control+Shift+Alt+Delete+Escape+F12' }],
+      ['browser', { action: 'tabs', op: 'x'.repeat(500) }],
+      ['computer_act', { action: 'click_at', x: 'left' }],
+      ['list_files', { path: `/${'deep/'.repeat(40)}` }],
+      ['x'.repeat(300), {}],
+      ['browser', null],
+    ];
+    for (const [tool, args] of odd) expect(busyStepSchema.safeParse(describeStep(tool, args)).success).toBe(true);
+  });
+
+  it('compares steps by what they show', () => {
+    expect(sameStep({ kind: 'browser_click', target: '3' }, { kind: 'browser_click', target: '3' })).toBe(true);
+    expect(sameStep({ kind: 'browser_click', target: '3' }, { kind: 'browser_click', target: '4' })).toBe(false);
+    expect(sameStep(null, { kind: 'thinking' })).toBe(false);
+    expect(sameStep(null, null)).toBe(true);
   });
 });

@@ -1,87 +1,95 @@
-// The busy step people see while a tool runs ("browser click 3", "shell: ls -la", "reading notes.txt").
-// Shown to everyone watching the agent, so it never carries typed text, eval code or a URL's query, and
-// secret-looking words in commands are masked.
+import { BUSY_STEP_TARGET_MAX, type BusyStep, type BusyStepKind } from '@lazyboy/contracts';
 
-const MAX_STEP_CHARS = 80;
+// The busy step people see while a tool runs (browser_click 3, shell "ls -la", file_read notes.txt): the
+// web words it in the person's language. Shown to everyone watching the agent, so its target never
+// carries typed text, eval code or a URL's query, and secret-looking words in commands are masked.
+
 const MAX_COMMAND_CHARS = 60;
 
 /** Arguments as the model sent them (JSON text) or already parsed. */
-export function describeStep(toolName: string, args: unknown): string {
-  const a = asRecord(args);
-  return cut(describe(toolName, a), MAX_STEP_CHARS);
+export function describeStep(toolName: string, args: unknown): BusyStep {
+  const [kind, target] = describe(toolName, asRecord(args));
+  return target === undefined || target === '' ? { kind } : { kind, target: cut(target, BUSY_STEP_TARGET_MAX) };
 }
 
-function describe(tool: string, a: Record<string, unknown>): string {
+/** Whether two steps read the same (a repeated step is not written again). */
+export function sameStep(a: BusyStep | null, b: BusyStep | null): boolean {
+  return a?.kind === b?.kind && a?.target === b?.target;
+}
+
+type Step = [BusyStepKind, string?];
+
+function describe(tool: string, a: Record<string, unknown>): Step {
   switch (tool) {
     case 'browser':
       return describeBrowser(a);
     case 'computer_observe':
-      return 'looking at the screen';
+      return ['screen_look'];
     case 'computer_act':
       return describeNative(a);
     case 'shell':
-      return `shell: ${shortCommand(str(a['command']) ?? '')}`;
+      return ['shell', shortCommand(str(a['command']) ?? '')];
     case 'command_output':
-      return `watching command ${num(a['command']) ?? ''}`.trim();
+      return ['command_watch', num(a['command'])?.toString()];
     case 'list_files':
-      return `listing ${fileName(str(a['path']) ?? '.')}`;
+      return ['files_list', fileName(str(a['path']) ?? '.')];
     case 'read_file':
-      return `reading ${fileName(str(a['path']) ?? 'a file')}`;
+      return ['file_read', fileName(str(a['path']) ?? '')];
     case 'write_file':
-      return `writing ${fileName(str(a['path']) ?? 'a file')}`;
+      return ['file_write', fileName(str(a['path']) ?? '')];
     case 'wait':
-      if (a['until'] === 'screen_changes') return 'waiting for the screen to change';
-      return num(a['seconds']) === undefined ? 'waiting' : `waiting ${num(a['seconds'])} s`;
+      if (a['until'] === 'screen_changes') return ['wait_screen'];
+      return ['wait', num(a['seconds'])?.toString()];
     default:
-      return tool.replaceAll('_', ' ');
+      return ['tool', tool];
   }
 }
 
-function describeBrowser(a: Record<string, unknown>): string {
-  const element = num(a['element']);
+function describeBrowser(a: Record<string, unknown>): Step {
+  const element = num(a['element'])?.toString();
   switch (a['action']) {
     case 'navigate':
-      return `browser open ${shortUrl(str(a['url']))}`;
+      return ['browser_open', shortUrl(str(a['url']))];
     case 'observe':
-      return 'browser observe';
+      return ['browser_observe'];
     case 'click':
-      return `browser click ${element ?? ''}`.trim();
+      return ['browser_click', element];
     case 'type':
       // Never the text: it may be a password, and the step tells nobody anything the screen does not.
-      return element === undefined ? 'browser typing' : `browser typing into ${element}`;
+      return ['browser_type', element];
     case 'select':
-      return `browser select in ${element ?? ''}`.trim();
+      return ['browser_select', element];
     case 'scroll':
-      return `browser scroll ${a['direction'] === 'up' ? 'up' : 'down'}`;
+      return [a['direction'] === 'up' ? 'browser_scroll_up' : 'browser_scroll_down'];
     case 'key':
-      return `browser key ${shortKeys(str(a['keys']))}`;
+      return ['browser_key', shortKeys(str(a['keys']))];
     case 'back':
+      return ['browser_back'];
     case 'forward':
-      return `browser ${a['action']}`;
+      return ['browser_forward'];
     case 'tabs':
-      return `browser tabs ${typeof a['op'] === 'string' ? a['op'] : ''}`.trim();
+      return ['browser_tabs', typeof a['op'] === 'string' ? cut(a['op'], 20) : undefined];
     case 'eval':
-      return 'browser reading the page';
+      return ['browser_read'];
     default:
-      return 'browser';
+      return ['browser'];
   }
 }
 
-function describeNative(a: Record<string, unknown>): string {
-  const element = num(a['element']);
+function describeNative(a: Record<string, unknown>): Step {
   switch (a['action']) {
     case 'click':
-      return `desktop click ${element ?? ''}`.trim();
+      return ['desktop_click', num(a['element'])?.toString()];
     case 'type':
-      return 'desktop typing';
+      return ['desktop_type'];
     case 'key':
-      return `desktop key ${shortKeys(str(a['keys']))}`;
+      return ['desktop_key', shortKeys(str(a['keys']))];
     case 'click_at':
-      return `desktop click at ${num(a['x']) ?? '?'},${num(a['y']) ?? '?'}`;
+      return ['desktop_click_at', `${num(a['x']) ?? '?'},${num(a['y']) ?? '?'}`];
     case 'drag':
-      return 'desktop drag';
+      return ['desktop_drag'];
     default:
-      return 'desktop';
+      return ['desktop'];
   }
 }
 
@@ -104,24 +112,25 @@ export function shortCommand(command: string): string {
   return cut(masked, MAX_COMMAND_CHARS) + more;
 }
 
-function shortUrl(url: string | undefined): string {
-  if (!url) return 'a page';
+function shortUrl(url: string | undefined): string | undefined {
+  if (!url) return undefined;
   try {
     const parsed = new URL(url);
     // No query, fragment or credentials: they carry tokens often enough.
     const where = `${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname}`;
     return cut(where, 50);
   } catch {
-    return 'a page';
+    return undefined;
   }
 }
 
-function shortKeys(keys: string | undefined): string {
-  return keys ? cut(keys, 20) : '';
+function shortKeys(keys: string | undefined): string | undefined {
+  return keys ? cut(keys, 20) : undefined;
 }
 
 /** The last two segments of a path: enough to recognise, short enough for a status line. */
-function fileName(p: string): string {
+function fileName(p: string): string | undefined {
+  if (p === '') return undefined;
   const parts = p.split('/').filter((s) => s !== '');
   return cut(parts.length > 2 ? `…/${parts.slice(-2).join('/')}` : p, 50);
 }

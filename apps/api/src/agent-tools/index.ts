@@ -1,5 +1,5 @@
 // The one import for the run executor.
 export { computerTools, type ComputerToolOptions } from './computer-tools.js';
-export { describeStep } from './describe-step.js';
+export { describeStep, sameStep } from './describe-step.js';
 export { ScreenLeaseLostError, type ScreenProvider } from './screen-provider.js';
 export { LEASE_LOST_REASON, TAKEOVER_PROMPT } from './worker-call.js';

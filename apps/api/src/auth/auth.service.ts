@@ -197,5 +197,5 @@ function failureReason(account: LoginAccount | null, passwordOk: boolean): strin
 }
 
 function emailTaken(): ApiError {
-  return conflict('an account with this email already exists');
+  return conflict('email_taken', 'an account with this email already exists');
 }

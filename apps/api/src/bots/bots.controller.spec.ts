@@ -72,7 +72,7 @@ describe('agents (bots) over HTTP', () => {
     expect((await createBot(alice, { name })).status).toBe(201);
     const again = await createBot(alice, { name });
     expect(again.status).toBe(409);
-    expect(again.body.error.code).toBe('CONFLICT');
+    expect(again.body.error).toMatchObject({ code: 'CONFLICT', reason: 'name_taken' });
 
     // Another workspace may use the same name.
     expect((await createBot(mallory, { name })).status).toBe(201);
@@ -80,7 +80,7 @@ describe('agents (bots) over HTTP', () => {
     const other = await createBot(alice, { name: `Other ${randomUUID()}` });
     const rename = await http().patch(`/api/bots/${other.body.id}`).set('Cookie', alice.cookie).send({ name });
     expect(rename.status).toBe(409);
-    expect(rename.body.error.code).toBe('CONFLICT');
+    expect(rename.body.error).toMatchObject({ code: 'CONFLICT', reason: 'name_taken' });
   });
 
   it('validates bodies and refuses an empty change', async () => {

@@ -89,5 +89,5 @@ export class BotsService {
 }
 
 function nameTaken(name: string) {
-  return conflict(`an agent named "${name}" already exists in this workspace`);
+  return conflict('name_taken', `an agent named "${name}" already exists in this workspace`);
 }

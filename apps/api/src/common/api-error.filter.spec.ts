@@ -1,13 +1,17 @@
 import { describe, expect, it } from '@jest/globals';
 import { WorkerCallError } from '../computers/worker-client.js';
-import { ApiError } from './api-error.js';
+import { ApiError, conflict } from './api-error.js';
 import { toErrorResponse } from './api-error.filter.js';
 
 describe('toErrorResponse', () => {
   it('never passes a worker status through: a worker 401 is no logout', () => {
     const { status, body } = toErrorResponse(new WorkerCallError('UNAUTHENTICATED', 401, 'bad control token'));
     expect(status).toBe(409);
-    expect(body.error).toMatchObject({ code: 'CONFLICT', details: { workerCode: 'UNAUTHENTICATED' } });
+    expect(body.error).toMatchObject({
+      code: 'CONFLICT',
+      reason: 'computer_refused',
+      details: { workerCode: 'UNAUTHENTICATED' },
+    });
   });
 
   it('answers 503 NOT_READY when the computer did not answer or failed', () => {
@@ -33,8 +37,24 @@ describe('toErrorResponse', () => {
     ]) {
       const { status, body } = toErrorResponse(error);
       expect(status).toBe(409);
-      expect(body.error).toMatchObject({ code: 'CONFLICT', details: { workerCode: error.code } });
+      expect(body.error).toMatchObject({ code: 'CONFLICT', reason: 'computer_refused', details: { workerCode: error.code } });
     }
+  });
+
+  it("sends a conflict's reason next to its message, and no reason key for other errors", () => {
+    expect(toErrorResponse(conflict('name_taken', 'an agent named "A" already exists', { name: 'A' }))).toEqual({
+      status: 409,
+      body: {
+        error: { code: 'CONFLICT', message: 'an agent named "A" already exists', reason: 'name_taken', details: { name: 'A' } },
+      },
+      headers: {},
+    });
+    expect(toErrorResponse(conflict('run_ended', 'the run already ended')).body).toEqual({
+      error: { code: 'CONFLICT', message: 'the run already ended', reason: 'run_ended' },
+    });
+    expect(toErrorResponse(new ApiError('VALIDATION_FAILED', 'invalid body', { issues: [] })).body).toEqual({
+      error: { code: 'VALIDATION_FAILED', message: 'invalid body', details: { issues: [] } },
+    });
   });
 
   it('keeps ApiErrors and plain errors as before', () => {

@@ -17,9 +17,9 @@ const CODE_BY_STATUS: Record<number, ApiErrorCode> = {
 };
 
 /**
- * Every HTTP error leaves the API as `{ error: { code, message, details? } }` with a stable code: our own
- * ApiErrors as they are, Nest's and Express's HTTP errors (unknown route, malformed JSON) mapped by status,
- * anything else as INTERNAL with the cause logged but not sent.
+ * Every HTTP error leaves the API as `{ error: { code, message, reason?, details? } }` with a stable code: our
+ * own ApiErrors as they are, a worker's refusal as CONFLICT computer_refused, Nest's and Express's HTTP errors
+ * (unknown route, malformed JSON) mapped by status, anything else as INTERNAL with the cause logged but not sent.
  */
 @Catch()
 export class ApiErrorFilter implements ExceptionFilter {
@@ -38,12 +38,10 @@ export class ApiErrorFilter implements ExceptionFilter {
 
 export function toErrorResponse(exception: unknown): { status: number; body: ApiErrorBody; headers: Record<string, string> } {
   if (exception instanceof ApiError) {
-    const error = { code: exception.code, message: exception.message };
-    return {
-      status: exception.status,
-      body: { error: exception.details === undefined ? error : { ...error, details: exception.details } },
-      headers: exception.headers,
-    };
+    const { code, message, reason, details } = exception;
+    // Absent rather than undefined: the body stays as small as before for errors without them.
+    const error = { code, message, ...(reason === undefined ? {} : { reason }), ...(details === undefined ? {} : { details }) };
+    return { status: exception.status, body: { error }, headers: exception.headers };
   }
   // Before the status pass-through below: a worker's status describes the computer, not the caller's request
   // (a worker's 401 is no logout).
@@ -73,7 +71,14 @@ function workerErrorResponse(error: WorkerCallError): { status: number; body: Ap
   }
   return {
     status: 409,
-    body: { error: { code: 'CONFLICT', message: `the computer refused: ${error.message}`, details: { workerCode: error.code } } },
+    body: {
+      error: {
+        code: 'CONFLICT',
+        message: `the computer refused: ${error.message}`,
+        reason: 'computer_refused',
+        details: { workerCode: error.code },
+      },
+    },
     headers: {},
   };
 }

@@ -1,4 +1,4 @@
-import type { ApiErrorCode } from '@lazyboy/contracts';
+import type { ApiErrorCode, ApiErrorReason } from '@lazyboy/contracts';
 
 const STATUS: Record<ApiErrorCode, number> = {
   BAD_REQUEST: 400,
@@ -14,7 +14,8 @@ const STATUS: Record<ApiErrorCode, number> = {
 
 /**
  * An answer the API gives on purpose: a stable code (its HTTP status follows from it), a message for
- * people, and optional details. The exception filter turns it into `{ error: { code, message, details } }`.
+ * people, optional details and, for a CONFLICT, the reason clients show their own text for. The exception
+ * filter turns it into `{ error: { code, message, reason?, details? } }`. Build conflicts with conflict().
  */
 export class ApiError extends Error {
   override readonly name = 'ApiError';
@@ -26,6 +27,8 @@ export class ApiError extends Error {
     readonly details?: unknown,
     /** Extra response headers (Retry-After on RATE_LIMITED). */
     readonly headers: Record<string, string> = {},
+    /** Why a CONFLICT was refused; set through conflict(). */
+    readonly reason?: ApiErrorReason,
   ) {
     super(message);
     this.status = STATUS[code];
@@ -37,8 +40,9 @@ export function notFound(what: string): ApiError {
   return new ApiError('NOT_FOUND', `${what} not found`);
 }
 
-export function conflict(message: string, details?: unknown): ApiError {
-  return new ApiError('CONFLICT', message, details);
+/** A refusal that depends on state; `reason` is what clients match on, the English message stays for people. */
+export function conflict(reason: ApiErrorReason, message: string, details?: unknown): ApiError {
+  return new ApiError('CONFLICT', message, details, {}, reason);
 }
 
 export function forbidden(message: string): ApiError {

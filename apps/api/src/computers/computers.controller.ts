@@ -8,7 +8,7 @@ import {
 import type { Request } from 'express';
 import { CurrentPrincipal, type Principal } from '../auth/principal.js';
 import { AuditService } from '../audit/audit.service.js';
-import { ApiError } from '../common/api-error.js';
+import { conflict } from '../common/api-error.js';
 import { ApiRoute } from '../common/route-docs.js';
 import { IdParam } from '../common/zod-params.js';
 import { WorkspaceAccess } from '../tenancy/workspace-access.js';
@@ -51,7 +51,7 @@ export class ComputersController {
     const bot = await this.computers.visibleBot(principal, botId);
     const computer = await this.repo.computerForBot(bot);
     if (!computer || computer.state === 'stopped' || computer.state === 'error') {
-      throw new ApiError('CONFLICT', 'the computer is not running; boot it instead');
+      throw conflict('computer_not_running', 'the computer is not running; boot it instead');
     }
     await this.computers.ensureRunning(computer.id);
     return this.computers.botComputerView(bot);
@@ -68,7 +68,7 @@ export class ComputersController {
     const bot = await this.computers.visibleBot(principal, botId);
     const computer = await this.existingComputer(bot);
     // The busy check happens under the computer's power lock, inside suspend.
-    if (!(await this.computers.suspend(computer.id))) throw new ApiError('CONFLICT', 'the computer is not running');
+    if (!(await this.computers.suspend(computer.id))) throw conflict('computer_not_running', 'the computer is not running');
     await this.audit(principal, bot, computer.id, 'computer.suspend', req);
     return this.computers.botComputerView(bot);
   }
@@ -100,7 +100,7 @@ export class ComputersController {
 
   private async existingComputer(bot: BotRef) {
     const computer = await this.repo.computerForBot(bot);
-    if (!computer) throw new ApiError('CONFLICT', 'the computer has never been booted');
+    if (!computer) throw conflict('computer_not_running', 'the computer has never been booted');
     return computer;
   }
 

@@ -46,6 +46,10 @@ export class ComputersRepository {
     return this.prisma.computer.findUnique({ where: { id }, include: withScreens });
   }
 
+  async screensByIds(ids: string[]): Promise<ComputerScreen[]> {
+    return this.prisma.computerScreen.findMany({ where: { id: { in: ids } } });
+  }
+
   /** The computer the bot works on, if it exists yet: its private one, or its workspace's Team computer. */
   async computerForBot(bot: BotRef): Promise<ComputerWithScreens | null> {
     if (bot.computerMode === 'private') {

@@ -2,12 +2,13 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import {
   screenInfoSchema,
   type BotComputerView,
+  type BusyStep,
   type ComputerView,
   type RealtimeRoom,
   type ScreenInfo,
 } from '@lazyboy/contracts';
 import type { Principal } from '../auth/principal.js';
-import { ApiError, notFound } from '../common/api-error.js';
+import { ApiError, conflict, notFound } from '../common/api-error.js';
 import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
 import { SecretBox } from '../crypto/secret-box.js';
 import type { ComputerScreen } from '../persistence/generated/client.js';
@@ -28,7 +29,7 @@ export interface RunningComputer {
 }
 
 export interface PowerOptions {
-  onStep?: (step: string) => void;
+  onStep?: (step: BusyStep) => void;
   signal?: AbortSignal;
 }
 
@@ -113,14 +114,14 @@ export class ComputersService {
 
   /**
    * The computer running, whatever it was: a stopped or failed one boots (one caller boots, others wait
-   * for it), a suspended one wakes. Reports "booting the computer" / "waking the computer" through onStep.
+   * for it), a suspended one wakes. Reports booting / waking through onStep.
    */
   async ensureRunning(computerId: string, { onStep, signal }: PowerOptions = {}): Promise<RunningComputer> {
     signal?.throwIfAborted();
     let shared = this.ensuring.get(computerId);
     if (!shared) {
       const attempt: SharedBringUp = { steps: new Set(), lastStep: undefined, promise: Promise.resolve(undefined as never) };
-      const report = (step: string) => {
+      const report = (step: BusyStep) => {
         attempt.lastStep = step;
         for (const listener of attempt.steps) listener(step);
       };
@@ -139,7 +140,7 @@ export class ComputersService {
     }
   }
 
-  private async bringUp(computerId: string, onStep: (step: string) => void): Promise<RunningComputer> {
+  private async bringUp(computerId: string, onStep: (step: BusyStep) => void): Promise<RunningComputer> {
     let reportedBoot = false;
     for (;;) {
       if (this.closing) throw new ApiError('NOT_READY', 'the API is shutting down');
@@ -156,13 +157,13 @@ export class ComputersService {
             await this.repo.markStopped(computerId, 'the computer had no worker binding');
             continue;
           }
-          onStep('waking the computer');
+          onStep({ kind: 'waking' });
           await this.wake(computerId);
           continue;
         case 'stopped':
         case 'error':
         case 'booting': {
-          if (!reportedBoot) onStep('booting the computer');
+          if (!reportedBoot) onStep({ kind: 'booting' });
           reportedBoot = true;
           const fence = await this.repo.claimBoot(computerId, new Date(Date.now() - STUCK_BOOT_MS));
           if (fence !== null) return this.boot(computerId, fence);
@@ -321,7 +322,7 @@ export class ComputersService {
     const limit = computer.kind === 'private' ? 1 : this.screenLimit;
     const allocated = await this.repo.ensureScreen(computer.id, bot.id, limit);
     if (!allocated) {
-      throw new ApiError('CONFLICT', `all ${limit} screens of the Team computer are in use by working agents; try again later`);
+      throw conflict('screens_full', `all ${limit} screens of the Team computer are in use by working agents; try again later`);
     }
     const worker = new WorkerClient(binding.endpoint);
     if (allocated.evicted) await worker.post('/screens/stop', { slot: allocated.evicted.slot });
@@ -397,14 +398,14 @@ export class ComputersService {
 }
 
 function busy(verb: string): ApiError {
-  return new ApiError('CONFLICT', `an agent is working on this computer; cannot ${verb} it now`);
+  return conflict('computer_busy', `an agent is working on this computer; cannot ${verb} it now`);
 }
 
 interface SharedBringUp {
   promise: Promise<RunningComputer>;
-  /** Every waiting caller hears the steps ("booting the computer"), late joiners the latest one at once. */
-  steps: Set<(step: string) => void>;
-  lastStep: string | undefined;
+  /** Every waiting caller hears the steps (booting), late joiners the latest one at once. */
+  steps: Set<(step: BusyStep) => void>;
+  lastStep: BusyStep | undefined;
 }
 
 /** `promise`, or the signal's reason once it aborts (the work itself goes on for the others waiting). */

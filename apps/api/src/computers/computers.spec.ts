@@ -9,12 +9,12 @@ import type { INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
-import type { RealtimeEvent, RealtimeRoom, ScreensResponse, ShellRunResponse } from '@lazyboy/contracts';
+import type { BusyStep, RealtimeEvent, RealtimeRoom, ScreensResponse, ShellRunResponse } from '@lazyboy/contracts';
 import { AppModule } from '../app.module.js';
 import { configureApp } from '../bootstrap.js';
 import { PrismaService } from '../persistence/prisma.service.js';
 import { RealtimePublisher } from '../realtime/realtime-publisher.js';
-import { testApiConfig } from '../testing/test-config.js';
+import { testApiConfig, TEST_INTERNAL_SECRET } from '../testing/test-config.js';
 import { createIsolatedDatabase, type IsolatedDatabase } from '../testing/test-database.js';
 import { signUp, type TestUser } from '../testing/test-users.js';
 import { ComputersLifecycle } from './computers-lifecycle.js';
@@ -88,6 +88,8 @@ describe('computers with real workers (local pool driver)', () => {
   let ourDisplays: number[] = [];
 
   const http = () => request(url);
+  /** The web server's calls: its shared secret in x-lazyboy-internal. */
+  const internal = (path: string) => http().post(path).set('x-lazyboy-internal', TEST_INTERNAL_SECRET);
   const createBot = async (name: string, computerMode: 'team' | 'private' = 'team'): Promise<string> => {
     const res = await http()
       .post(`/api/workspaces/${member.workspaceId}/bots`)
@@ -103,7 +105,7 @@ describe('computers with real workers (local pool driver)', () => {
   };
   const finishRuns = () => prisma.run.updateMany({ where: { workspaceId: member.workspaceId }, data: { status: 'completed' } });
   const teamComputer = () => prisma.computer.findFirstOrThrow({ where: { workspaceId: member.workspaceId, kind: 'team' } });
-  const acquire = (botId: string, runId: string, steps: string[] = []) =>
+  const acquire = (botId: string, runId: string, steps: BusyStep[] = []) =>
     screens.acquire({
       workspaceId: member.workspaceId,
       botId,
@@ -164,14 +166,14 @@ describe('computers with real workers (local pool driver)', () => {
   }, 60_000);
 
   it('boots one Team computer for two agents at once, each on its own screen', async () => {
-    const stepsA: string[] = [];
-    const stepsB: string[] = [];
+    const stepsA: BusyStep[] = [];
+    const stepsB: BusyStep[] = [];
     const [runA, runB] = [await newRun(botA), await newRun(botB)];
     const [a, b] = await Promise.all([acquire(botA, runA, stepsA), acquire(botB, runB, stepsB)]);
     expect(a.computerId).toBe(b.computerId);
     expect(new Set([a.slot, b.slot])).toEqual(new Set([0, 1]));
-    expect(stepsA).toEqual(['booting the computer']);
-    expect(stepsB).toEqual(['booting the computer']);
+    expect(stepsA).toEqual([{ kind: 'booting' }]);
+    expect(stepsB).toEqual([{ kind: 'booting' }]);
     expect(driver.workerPids()).toHaveLength(1);
     for (const pid of driver.workerPids()) workerPids.add(pid);
 
@@ -314,7 +316,14 @@ describe('computers with real workers (local pool driver)', () => {
     expect(Date.parse(issued.body.expiresAt) - Date.now()).toBeLessThanOrEqual(60_000);
 
     const screen = await prisma.computerScreen.findFirstOrThrow({ where: { botId: botA } });
-    const redeemed = await http().post('/api/viewer/redeem').send({ ticket: issued.body.ticket });
+    // Only the web server redeems, with the shared secret; a refused caller does not use the ticket up.
+    for (const secret of [null, 'x'.repeat(TEST_INTERNAL_SECRET.length)]) {
+      const call = http().post('/api/viewer/redeem');
+      const res = await (secret ? call.set('x-lazyboy-internal', secret) : call).send({ ticket: issued.body.ticket });
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe('FORBIDDEN');
+    }
+    const redeemed = await internal('/api/viewer/redeem').send({ ticket: issued.body.ticket });
     expect(redeemed.status).toBe(200);
     expect(redeemed.body).toMatchObject({
       viewOnly: true,
@@ -331,7 +340,7 @@ describe('computers with real workers (local pool driver)', () => {
       socket.once('error', reject);
     });
 
-    const again = await http().post('/api/viewer/redeem').send({ ticket: issued.body.ticket });
+    const again = await internal('/api/viewer/redeem').send({ ticket: issued.body.ticket });
     expect(again.status).toBe(401);
 
     const fresh = await http().post(`/api/bots/${botA}/computer/viewer-ticket`).set('cookie', member.cookie).send({});
@@ -339,7 +348,7 @@ describe('computers with real workers (local pool driver)', () => {
     const claims = JSON.parse(Buffer.from(body!, 'base64url').toString('utf8')) as Record<string, unknown>;
     const forged = Buffer.from(JSON.stringify({ ...claims, mode: 'control' })).toString('base64url');
     for (const ticket of [`${forged}.${signature}`, `${body}.${signature!.slice(0, -2)}xx`, 'not-a-ticket']) {
-      const res = await http().post('/api/viewer/redeem').send({ ticket });
+      const res = await internal('/api/viewer/redeem').send({ ticket });
       expect(res.status).toBe(401);
       expect(res.body.error.code).toBe('UNAUTHENTICATED');
     }
@@ -356,9 +365,26 @@ describe('computers with real workers (local pool driver)', () => {
       .set('cookie', member.cookie)
       .send({ mode: 'control' });
     expect(controlTicket.status).toBe(201);
-    const driving = await http().post('/api/viewer/redeem').send({ ticket: controlTicket.body.ticket });
+    const driving = await internal('/api/viewer/redeem').send({ ticket: controlTicket.body.ticket });
     expect(driving.body).toMatchObject({ viewOnly: false, screenId: screen.id });
+    // The web server's control checks: held by this person until handed back; never by anyone else.
+    const check = async () =>
+      (
+        await internal('/api/viewer/control-check').send({
+          holds: [
+            { screenId: screen.id, userId: member.userId },
+            { screenId: screen.id, userId: stranger.userId },
+            { screenId: randomUUID(), userId: member.userId },
+          ],
+        })
+      ).body.holds.map((h: { held: boolean }) => h.held);
+    expect(await check()).toEqual([true, false, false]);
     await control.releaseControl(botA, member.userId);
+    expect(await check()).toEqual([false, false, false]);
+    const unsigned = await http()
+      .post('/api/viewer/control-check')
+      .send({ holds: [{ screenId: screen.id, userId: member.userId }] });
+    expect(unsigned.status).toBe(403);
 
     const foreign = await http().post(`/api/bots/${botA}/computer/viewer-ticket`).set('cookie', stranger.cookie).send({});
     expect(foreign.status).toBe(404);
@@ -379,10 +405,10 @@ describe('computers with real workers (local pool driver)', () => {
     const binding = driver.workerPids();
     expect(binding).toHaveLength(1);
 
-    const steps: string[] = [];
+    const steps: BusyStep[] = [];
     const held = await acquire(botB, await newRun(botB), steps);
     expect(held.computerId).toBe(computerId);
-    expect(steps).toEqual(['waking the computer']);
+    expect(steps).toEqual([{ kind: 'waking' }]);
     expect((await held.worker.get<ScreensResponse>('/screens')).suspended).toBe(false);
     expect(await shell(held, held.fence, 'echo awake')).toMatchObject({ done: true, exitCode: 0 });
     expect(driver.workerPids()).toEqual(binding);
@@ -413,7 +439,7 @@ describe('computers with real workers (local pool driver)', () => {
     await newRun(botB);
     const busy = await as('suspend');
     expect(busy.status).toBe(409);
-    expect(busy.body.error.code).toBe('CONFLICT');
+    expect(busy.body.error).toMatchObject({ code: 'CONFLICT', reason: 'computer_busy' });
     await finishRuns();
 
     expect((await as('suspend')).body.computer.state).toBe('suspended');

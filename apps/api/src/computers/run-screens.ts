@@ -1,4 +1,4 @@
-import type { ControlHolder } from '@lazyboy/contracts';
+import type { BusyStep, ControlHolder } from '@lazyboy/contracts';
 import type { WorkerClient } from './worker-client.js';
 
 /** A run's hold on its agent's screen: where to send control calls, and the execution fence to carry. */
@@ -15,8 +15,8 @@ export interface AcquireScreenInput {
   workspaceId: string;
   botId: string;
   runId: string;
-  /** Progress for the run's busy step ("booting the computer", "waking the computer"). */
-  onStep(step: string): void;
+  /** Progress for the run's busy step (booting, waking). */
+  onStep(step: BusyStep): void;
   signal: AbortSignal;
 }
 

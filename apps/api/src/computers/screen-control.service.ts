@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { ScreenView } from '@lazyboy/contracts';
 import { AuditService } from '../audit/audit.service.js';
-import { ApiError } from '../common/api-error.js';
+import { conflict } from '../common/api-error.js';
 import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
 import type { ComputerScreen } from '../persistence/generated/client.js';
 import { screenView } from './computer-view.js';
@@ -43,7 +43,7 @@ export class ScreenControlService {
     const bot = await this.computers.bot(botId);
     const { running, screen } = await this.computers.bootForBot(bot);
     const taken = await this.repo.takeControl(screen.id, userId, this.expiry(), new Date());
-    if (!taken) throw new ApiError('CONFLICT', 'another person has control of this screen; wait until they hand it back');
+    if (!taken) throw conflict('control_held', 'another person has control of this screen; wait until they hand it back');
     await this.tellWorker(new WorkerClient(running.binding.endpoint), taken);
     await this.auditLog.record({
       workspaceId: bot.workspaceId,
@@ -78,7 +78,7 @@ export class ScreenControlService {
     const screen = await this.screenOf(bot);
     if (!screen || screen.controlHolder !== 'user') return null;
     if (userId && screen.controlUserId !== userId) {
-      throw new ApiError('CONFLICT', 'another person has control of this screen', { controlUserId: screen.controlUserId });
+      throw conflict('control_held', 'another person has control of this screen', { controlUserId: screen.controlUserId });
     }
     const released = await this.repo.releaseControl(screen.id, userId);
     if (!released) return null;

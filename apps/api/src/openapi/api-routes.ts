@@ -1,7 +1,7 @@
 import { RequestMethod, type INestApplicationContext, type Type } from '@nestjs/common';
 import { HTTP_CODE_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService, MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
-import { ADMIN_ROUTE, PUBLIC_ROUTE } from '../auth/principal.js';
+import { ADMIN_ROUTE, INTERNAL_ROUTE, PUBLIC_ROUTE } from '../auth/principal.js';
 
 /** One HTTP route as the cross-workspace tests and the OpenAPI document see it. */
 export interface ApiRouteSummary {
@@ -15,6 +15,8 @@ export interface ApiRouteSummary {
   public: boolean;
   /** @AdminOnly(): instance administrators only. */
   admin: boolean;
+  /** @Internal(): the web server only (its shared secret), never a person. */
+  internal: boolean;
 }
 
 export interface ApiRoute extends ApiRouteSummary {
@@ -44,6 +46,7 @@ export function collectApiRoutes(discovery: DiscoveryService, scanner: MetadataS
       const targets = [handler, controller];
       const isPublic = reflector.getAllAndOverride<boolean | undefined>(PUBLIC_ROUTE, targets) === true;
       const admin = reflector.getAllAndOverride<boolean | undefined>(ADMIN_ROUTE, targets) === true;
+      const internal = reflector.getAllAndOverride<boolean | undefined>(INTERNAL_ROUTE, targets) === true;
       const status =
         (Reflect.getMetadata(HTTP_CODE_METADATA, handler) as number | undefined) ??
         (requestMethod === RequestMethod.POST ? 201 : 200);
@@ -58,6 +61,7 @@ export function collectApiRoutes(discovery: DiscoveryService, scanner: MetadataS
             params: pathParams(path),
             public: isPublic,
             admin,
+            internal,
             controller,
             methodName,
             handler,
@@ -71,18 +75,21 @@ export function collectApiRoutes(discovery: DiscoveryService, scanner: MetadataS
 }
 
 /**
- * Every route of a running (or initialised) application: method, Express path, @Public and @AdminOnly.
+ * Every route of a running (or initialised) application: method, Express path, @Public, @AdminOnly, @Internal.
  * Works whether or not the application imports OpenApiModule.
  */
 export function listApiRoutes(app: INestApplicationContext): ApiRouteSummary[] {
   const discovery = new DiscoveryService(app.get(ModulesContainer));
-  return collectApiRoutes(discovery, new MetadataScanner(), new Reflector()).map(({ method, path, params, admin, ...rest }) => ({
-    method,
-    path,
-    params,
-    public: rest.public,
-    admin,
-  }));
+  return collectApiRoutes(discovery, new MetadataScanner(), new Reflector()).map(
+    ({ method, path, params, admin, internal, ...rest }) => ({
+      method,
+      path,
+      params,
+      public: rest.public,
+      admin,
+      internal,
+    }),
+  );
 }
 
 /** /api/bots/:botId → /api/bots/{botId} */

@@ -36,7 +36,7 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[], version: strin
       title: 'LazyBoy API',
       version,
       description:
-        'Errors are `{ error: { code, message, details? } }` with a stable code. Ids of another workspace answer 404 like missing ones.',
+        'Errors are `{ error: { code, message, reason?, details? } }` with a stable code (and, for conflicts, a stable reason). Ids of another workspace answer 404 like missing ones.',
     },
     servers: [{ url: '/' }],
     security: SIGNED_IN,
@@ -82,6 +82,11 @@ function operationOf(route: ApiRoute, schemas: JsonSchemaCollector, errorRef: Js
   if (body)
     operation.requestBody = { required: true, content: { 'application/json': { schema: schemas.convert(body, 'input') } } };
   if (route.public) operation.security = [];
+  // The web server's own calls: the shared secret in x-lazyboy-internal, not a person's credentials.
+  if (route.internal) {
+    operation.security = [];
+    operation['x-internal'] = true;
+  }
   if (route.admin) operation['x-admin-only'] = true;
   return operation;
 }

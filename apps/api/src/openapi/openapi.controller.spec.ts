@@ -154,14 +154,29 @@ describe('OpenAPI document at /api/docs', () => {
     const routes = listApiRoutes(api.app);
     expect(routes).toEqual(
       expect.arrayContaining([
-        { method: 'GET', path: '/api/workspaces/:workspaceId/bots', params: ['workspaceId'], public: false, admin: false },
-        { method: 'POST', path: '/api/workspaces/:workspaceId/bots', params: ['workspaceId'], public: false, admin: false },
-        { method: 'GET', path: '/api/bots/:botId', params: ['botId'], public: false, admin: false },
-        { method: 'PATCH', path: '/api/bots/:botId', params: ['botId'], public: false, admin: false },
-        { method: 'DELETE', path: '/api/bots/:botId', params: ['botId'], public: false, admin: false },
-        { method: 'GET', path: '/api/docs', params: [], public: true, admin: false },
-        { method: 'GET', path: '/api/admin/users', params: [], public: false, admin: true },
-        { method: 'GET', path: '/healthz', params: [], public: expect.any(Boolean), admin: false },
+        {
+          method: 'GET',
+          path: '/api/workspaces/:workspaceId/bots',
+          params: ['workspaceId'],
+          public: false,
+          admin: false,
+          internal: false,
+        },
+        { method: 'POST', path: '/api/viewer/redeem', params: [], public: false, admin: false, internal: true },
+        {
+          method: 'POST',
+          path: '/api/workspaces/:workspaceId/bots',
+          params: ['workspaceId'],
+          public: false,
+          admin: false,
+          internal: false,
+        },
+        { method: 'GET', path: '/api/bots/:botId', params: ['botId'], public: false, admin: false, internal: false },
+        { method: 'PATCH', path: '/api/bots/:botId', params: ['botId'], public: false, admin: false, internal: false },
+        { method: 'DELETE', path: '/api/bots/:botId', params: ['botId'], public: false, admin: false, internal: false },
+        { method: 'GET', path: '/api/docs', params: [], public: true, admin: false, internal: false },
+        { method: 'GET', path: '/api/admin/users', params: [], public: false, admin: true, internal: false },
+        { method: 'GET', path: '/healthz', params: [], public: expect.any(Boolean), admin: false, internal: false },
       ]),
     );
     for (const route of routes) {
@@ -196,8 +211,8 @@ describe('OpenAPI document builder on a synthetic controller', () => {
 
   it('lists the probe routes with their admin flag', () => {
     expect(routes).toEqual([
-      { method: 'GET', path: '/api/openapi-probe/admin', params: [], public: false, admin: true },
-      { method: 'GET', path: '/api/openapi-probe/page', params: [], public: false, admin: false },
+      { method: 'GET', path: '/api/openapi-probe/admin', params: [], public: false, admin: true, internal: false },
+      { method: 'GET', path: '/api/openapi-probe/page', params: [], public: false, admin: false, internal: false },
     ]);
   });
 

@@ -8,14 +8,16 @@ import {
   type RunOutcome,
   type RunResult,
 } from '@lazyboy/agent';
-import type { ChatMessage, ModelClient, RunView } from '@lazyboy/contracts';
+import type { BusyStep, ChatMessage, ModelClient, RunView } from '@lazyboy/contracts';
 import type { Message, Run } from '../persistence/generated/client.js';
 import type { AcquiredScreen, RunScreens } from '../computers/run-screens.js';
-import { computerTools, describeStep } from '../agent-tools/index.js';
+import { computerTools, describeStep, sameStep } from '../agent-tools/index.js';
 import { StaleLeaseError, type RunContext, type RunLease, type RunsRepository } from './runs.repository.js';
 import { readRunState, type StoredRunState } from './run-state.js';
 import { toRunView } from './run-views.js';
 import { serviceSystemPrompt } from './system-prompt.js';
+
+const THINKING: BusyStep = { kind: 'thinking' };
 
 /** Why an execution stops before the loop finishes on its own. */
 export type StopReason = 'cancel' | 'shutdown' | 'lease_lost';
@@ -61,7 +63,7 @@ export class RunExecution {
   private seq = 0;
   private pendingEvents: { seq: number; type: string; payload: unknown }[] = [];
   private acquired: AcquiredScreen | null = null;
-  private lastStep: string | null = null;
+  private lastStep: BusyStep | null = null;
 
   readonly lease: RunLease;
   /** What subscribers last saw of the run. */
@@ -92,9 +94,9 @@ export class RunExecution {
     let model: ModelClient | null = null;
     try {
       this.seq = await this.deps.runs.lastEventSeq(this.run.id);
-      await this.deps.runs.setRunning(this.lease, 'thinking', this.deps.leaseMs);
-      this.lastStep = 'thinking';
-      await this.publish({ status: 'running', busyStep: 'thinking' });
+      await this.deps.runs.setRunning(this.lease, THINKING, this.deps.leaseMs);
+      this.lastStep = THINKING;
+      await this.publish({ status: 'running', busyStep: THINKING });
       model = await this.deps.model(this.run);
       const result = await this.loop(model);
       await this.flush();
@@ -167,7 +169,7 @@ export class RunExecution {
   // --- what the loop reports --------------------------------------------------------------------
 
   private onEvent(event: AgentEvent): void {
-    if (event.type === 'status' && event.status === 'thinking') this.setStep('thinking');
+    if (event.type === 'status' && event.status === 'thinking') this.setStep(THINKING);
     if (event.type === 'tool_call') this.setStep(describeStep(event.call.name, safeJson(event.call.arguments)));
     if (event.type === 'message') {
       this.enqueue(async () => {
@@ -184,8 +186,8 @@ export class RunExecution {
     }
   }
 
-  private setStep(step: string): void {
-    if (step === this.lastStep) return;
+  private setStep(step: BusyStep): void {
+    if (sameStep(step, this.lastStep)) return;
     this.lastStep = step;
     this.enqueue(async () => {
       await this.deps.runs.setRunning(this.lease, step, this.deps.leaseMs);
@@ -218,8 +220,8 @@ export class RunExecution {
   private async saveCheckpoint(checkpoint: Checkpoint): Promise<void> {
     await this.flush();
     const { inflight } = checkpoint;
-    const step = inflight ? describeStep(inflight.name, safeJson(inflight.arguments)) : 'thinking';
-    const changed = step !== this.lastStep;
+    const step = inflight ? describeStep(inflight.name, safeJson(inflight.arguments)) : THINKING;
+    const changed = !sameStep(step, this.lastStep);
     this.lastStep = step;
     const plan = checkpoint.plan.map(({ title, status }) => ({ title, status }));
     const planChanged = JSON.stringify(plan) !== JSON.stringify(this.view.plan);
@@ -251,7 +253,7 @@ export class RunExecution {
     if (outcome.status === 'cancelled') {
       if (this.stopReason === 'shutdown') {
         // This process is going away: hand the run back to the queue; another executor resumes it.
-        await this.deps.runs.update(this.lease, { status: 'queued', leaseOwner: null, leaseExpiresAt: null, busyStep: null });
+        await this.deps.runs.requeue(this.lease);
         return this.publish({ status: 'queued', busyStep: null });
       }
       return this.publishRow(await this.deps.runs.finish(this.lease, { status: 'cancelled', state }));

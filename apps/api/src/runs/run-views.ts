@@ -1,4 +1,4 @@
-import type { RunView } from '@lazyboy/contracts';
+import { busyStepSchema, type BusyStep, type RunView } from '@lazyboy/contracts';
 import type { Run } from '../persistence/generated/client.js';
 import { pendingQuestionOf, readRunState } from './run-state.js';
 
@@ -12,7 +12,7 @@ export function toRunView(run: Run): RunView {
     sessionId: run.sessionId,
     kind: run.kind,
     status: run.status,
-    busyStep: run.busyStep,
+    busyStep: busyStepOf(run.busyStep),
     roundsUsed: run.roundsUsed,
     plan: (readRunState(run.checkpoint)?.agent.plan ?? []).map(({ title, status }) => ({ title, status })),
     question: question
@@ -26,4 +26,10 @@ export function toRunView(run: Run): RunView {
     startedAt: run.startedAt?.toISOString() ?? null,
     finishedAt: run.finishedAt?.toISOString() ?? null,
   };
+}
+
+/** The stored step as the contract has it; a row written by an older release (or damaged) shows as none. */
+function busyStepOf(stored: unknown): BusyStep | null {
+  const parsed = busyStepSchema.safeParse(stored);
+  return parsed.success ? parsed.data : null;
 }

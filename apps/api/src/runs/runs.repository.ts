@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ACTIVE_RUN_STATUSES, type RunStatus } from '@lazyboy/contracts';
+import { ACTIVE_RUN_STATUSES, type BusyStep, type RunStatus } from '@lazyboy/contracts';
 import type { HumanAnswer } from '@lazyboy/agent';
 import { Prisma, type Bot, type Message, type Run, type Workspace } from '../persistence/generated/client.js';
 import { PrismaService } from '../persistence/prisma.service.js';
@@ -110,6 +110,11 @@ export class RunsRepository {
     if (count !== 1) throw new StaleLeaseError(lease.runId);
   }
 
+  /** Hands the run back to the queue (its executor is shutting down); another executor resumes it. */
+  async requeue(lease: RunLease): Promise<void> {
+    await this.update(lease, { status: 'queued', leaseOwner: null, leaseExpiresAt: null, busyStep: Prisma.DbNull });
+  }
+
   /** Runs `work` in a transaction that first proves the lease is still ours (and locks the row). */
   async withLease<T>(lease: RunLease, work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
     return this.prisma.$transaction(async (tx) => {
@@ -126,24 +131,24 @@ export class RunsRepository {
   // statement through Prisma's query compiler costs about four times the CPU (bench/queue).
 
   /** Saves the agent's checkpoint (and renews the lease; `busyStep` when it changed). */
-  async saveState(lease: RunLease, state: StoredRunState, leaseMs: number, busyStep?: string): Promise<void> {
+  async saveState(lease: RunLease, state: StoredRunState, leaseMs: number, busyStep?: BusyStep): Promise<void> {
     const count = await this.prisma.$executeRaw`
       UPDATE "Run" SET
         checkpoint = ${JSON.stringify(state)}::jsonb,
         "roundsUsed" = ${state.agent.roundsUsed},
         "leaseExpiresAt" = now() + ${leaseMs} * interval '1 millisecond',
-        "busyStep" = coalesce(${busyStep ?? null}::text, "busyStep"),
+        "busyStep" = coalesce(${busyStep ? JSON.stringify(busyStep) : null}::jsonb, "busyStep"),
         "updatedAt" = now()
       WHERE id = ${lease.runId}::uuid AND "leaseFence" = ${lease.fence} AND status IN ('leased', 'running')`;
     if (count !== 1) throw new StaleLeaseError(lease.runId);
   }
 
   /** The run starts executing (or shows what it does now): status running and its busy step. */
-  async setRunning(lease: RunLease, busyStep: string, leaseMs: number): Promise<void> {
+  async setRunning(lease: RunLease, busyStep: BusyStep, leaseMs: number): Promise<void> {
     const count = await this.prisma.$executeRaw`
       UPDATE "Run" SET
         status = 'running',
-        "busyStep" = ${busyStep},
+        "busyStep" = ${JSON.stringify(busyStep)}::jsonb,
         "leaseExpiresAt" = now() + ${leaseMs} * interval '1 millisecond',
         "updatedAt" = now()
       WHERE id = ${lease.runId}::uuid AND "leaseFence" = ${lease.fence} AND status IN ('leased', 'running')`;
@@ -184,7 +189,7 @@ export class RunsRepository {
   ): Promise<Run> {
     await this.update(lease, {
       status,
-      busyStep: null,
+      busyStep: Prisma.DbNull,
       leaseOwner: null,
       leaseExpiresAt: null,
       checkpoint: json(state),
@@ -206,7 +211,7 @@ export class RunsRepository {
     if (!run || run.status !== from || !state) return null;
     const { count } = await tx.run.updateMany({
       where: { id: runId, status: from, updatedAt: run.updatedAt },
-      data: { status: 'queued', checkpoint: json({ ...state, answer }), busyStep: null },
+      data: { status: 'queued', checkpoint: json({ ...state, answer }), busyStep: Prisma.DbNull },
     });
     return count === 1 ? tx.run.findUnique({ where: { id: runId } }) : null;
   }
@@ -225,7 +230,7 @@ export class RunsRepository {
         status: 'cancelled',
         cancelRequestedAt: now,
         finishedAt: now,
-        busyStep: null,
+        busyStep: Prisma.DbNull,
         leaseOwner: null,
         leaseExpiresAt: null,
       },

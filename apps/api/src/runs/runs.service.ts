@@ -1,7 +1,7 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { RunEventView, RunView } from '@lazyboy/contracts';
 import type { Run } from '../persistence/generated/client.js';
-import { ApiError, notFound } from '../common/api-error.js';
+import { ApiError, conflict, notFound } from '../common/api-error.js';
 import type { Principal } from '../auth/principal.js';
 import { ScreenControlService } from '../computers/screen-control.service.js';
 import { RealtimePublisher } from '../realtime/realtime-publisher.js';
@@ -55,7 +55,7 @@ export class RunsService implements OnModuleInit {
     if (!changed) {
       // Already over, or already asked to stop: nothing to do, and saying so beats a silent 200.
       if (run.status === 'leased' || run.status === 'running') return run;
-      throw new ApiError('CONFLICT', `the run is already ${run.status}`);
+      throw conflict('run_ended', `the run is already ${run.status}`);
     }
     if (run.status === 'leased' || run.status === 'running') await this.signals.stop(run.id);
     else await this.signals.wake(); // the agent is free: whatever queued behind it may start
@@ -76,7 +76,7 @@ export class RunsService implements OnModuleInit {
   async answer(principal: Principal, runId: string, text: string): Promise<RunView> {
     const run = await this.visible(principal, runId);
     const resumed = await this.runs.resume(run.id, 'waiting_input', { kind: 'answer', text });
-    if (!resumed) throw new ApiError('CONFLICT', `the run is ${run.status}, not waiting for an answer`);
+    if (!resumed) throw conflict('run_not_waiting', `the run is ${run.status}, not waiting for an answer`);
     await this.queued();
     await this.publish(resumed);
     return toRunView(resumed);

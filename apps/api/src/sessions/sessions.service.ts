@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { MessageView, PageQuery, PostMessageRequest, PostMessageResponse, SessionView } from '@lazyboy/contracts';
 import { isSmallTalk } from '@lazyboy/agent';
 import type { Session } from '../persistence/generated/client.js';
-import { ApiError, notFound } from '../common/api-error.js';
+import { conflict, notFound } from '../common/api-error.js';
 import type { Principal } from '../auth/principal.js';
 import { BotsService } from '../bots/bots.service.js';
 import { RealtimePublisher } from '../realtime/realtime-publisher.js';
@@ -81,7 +81,7 @@ export class SessionsService {
     } catch (error) {
       slot?.release();
       if (error instanceof NonceReusedError)
-        throw new ApiError('CONFLICT', 'this clientNonce was already used for another message; choose a new one per message');
+        throw conflict('nonce_reused', 'this clientNonce was already used for another message; choose a new one per message');
       throw error;
     }
     if (slot) {

@@ -66,10 +66,11 @@ export class MembershipChanges {
 }
 
 function refuse(refusal: MembershipChangeRefusal | null): void {
-  if (refusal === 'changed') throw conflict('the member was changed or removed meanwhile: reload and try again');
+  if (refusal === 'changed')
+    throw conflict('member_changed', 'the member was changed or removed meanwhile: reload and try again');
   if (refusal === 'last_owner') throw lastOwner();
 }
 
 function lastOwner(): ApiError {
-  return conflict('a workspace needs at least one owner: make someone else owner first');
+  return conflict('last_owner', 'a workspace needs at least one owner: make someone else owner first');
 }

@@ -74,7 +74,8 @@ export class WorkspacesService {
     if (request.role === 'owner' && callerRole !== 'owner') throw forbidden('only owners may add owners');
     const userId = await this.tenancy.userIdByEmail(request.email);
     if (!userId) throw notFound('user');
-    if (!(await this.tenancy.addMember(workspaceId, userId, request.role))) throw conflict('already a member of this workspace');
+    if (!(await this.tenancy.addMember(workspaceId, userId, request.role)))
+      throw conflict('already_member', 'already a member of this workspace');
     await this.audit.record({
       workspaceId,
       actorUserId: principal.userId,

@@ -1,17 +1,21 @@
 import { Controller, HttpCode, Post } from '@nestjs/common';
 import {
   botComputerViewSchema,
+  viewerControlCheckRequestSchema,
+  viewerControlCheckResponseSchema,
   viewerTicketRedeemRequestSchema,
   viewerTicketRedeemResponseSchema,
   viewerTicketRequestSchema,
   viewerTicketResponseSchema,
   type BotComputerView,
+  type ViewerControlCheckRequest,
+  type ViewerControlCheckResponse,
   type ViewerTicketRedeemRequest,
   type ViewerTicketRedeemResponse,
   type ViewerTicketRequest,
   type ViewerTicketResponse,
 } from '@lazyboy/contracts';
-import { CurrentPrincipal, Public, type Principal } from '../auth/principal.js';
+import { CurrentPrincipal, Internal, type Principal } from '../auth/principal.js';
 import { ApiRoute } from '../common/route-docs.js';
 import { IdParam, ZodBody } from '../common/zod-params.js';
 import { ViewerService } from './viewer.service.js';
@@ -47,8 +51,8 @@ export class ViewerController {
     return this.viewer.issue(principal, botId, body.mode);
   }
 
-  /** Called by the web server: the ticket is the credential, redeemed once. */
-  @Public()
+  /** Called by the web server (its shared secret): the ticket names the person and screen, redeemed once. */
+  @Internal()
   @Post('viewer/redeem')
   @HttpCode(200)
   @ApiRoute({
@@ -58,5 +62,20 @@ export class ViewerController {
   })
   async redeem(@ZodBody(viewerTicketRedeemRequestSchema) body: ViewerTicketRedeemRequest): Promise<ViewerTicketRedeemResponse> {
     return this.viewer.redeem(body.ticket);
+  }
+
+  /** Called by the web server about the view connections it lets drive a screen, about once a second. */
+  @Internal()
+  @Post('viewer/control-check')
+  @HttpCode(200)
+  @ApiRoute({
+    summary: 'Whether each person still holds control of each screen (the web server stops their input otherwise)',
+    response: viewerControlCheckResponseSchema,
+    tag: 'viewer',
+  })
+  async controlCheck(
+    @ZodBody(viewerControlCheckRequestSchema) body: ViewerControlCheckRequest,
+  ): Promise<ViewerControlCheckResponse> {
+    return this.viewer.controlCheck(body.holds);
   }
 }

@@ -2,11 +2,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   screensResponseSchema,
   type BotComputerView,
+  type ViewerControlCheckRequest,
+  type ViewerControlCheckResponse,
   type ViewerTicketRedeemResponse,
   type ViewerTicketResponse,
 } from '@lazyboy/contracts';
 import type { Principal } from '../auth/principal.js';
-import { ApiError, forbidden } from '../common/api-error.js';
+import { ApiError, conflict, forbidden } from '../common/api-error.js';
 import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
 import { computerView, screenView } from '../computers/computer-view.js';
 import { ComputersRepository } from '../computers/computers.repository.js';
@@ -53,7 +55,7 @@ export class ViewerService {
     const bot = await this.computers.visibleBot(principal, botId);
     const computer = await this.repo.computerForBot(bot);
     if (!computer || (computer.state !== 'running' && computer.state !== 'suspended')) {
-      throw new ApiError('CONFLICT', 'the computer is not running; boot it first');
+      throw conflict('computer_not_running', 'the computer is not running; boot it first');
     }
     await this.repo.touchViewed(computer.id);
     // Watching wakes a sleeping computer and starts the agent's screen if it has none yet.
@@ -88,11 +90,11 @@ export class ViewerService {
     const screen = computer?.screens.find((s) => s.id === claims.screenId);
     const binding = computer ? this.computers.bindingOf(computer) : null;
     if (!computer || !screen || !binding || (computer.state !== 'running' && computer.state !== 'suspended')) {
-      throw new ApiError('CONFLICT', 'the screen is not running any more');
+      throw conflict('screen_gone', 'the screen is not running any more');
     }
     const screens = screensResponseSchema.parse(await new WorkerClient(binding.endpoint).get('/screens', { timeoutMs: 5_000 }));
     const wsPort = screens.screens.find((s) => s.slot === screen.slot)?.endpoints?.wsPort;
-    if (!wsPort) throw new ApiError('CONFLICT', 'the screen is not running any more');
+    if (!wsPort) throw conflict('screen_gone', 'the screen is not running any more');
     const stillControls = screen.controlHolder === 'user' && screen.controlUserId === claims.userId;
     return {
       target: `ws://${new URL(binding.endpoint.baseUrl).hostname}:${wsPort}`,
@@ -100,6 +102,23 @@ export class ViewerService {
       screenId: screen.id,
       userId: claims.userId,
       expiresAt: new Date(claims.exp).toISOString(),
+    };
+  }
+
+  /** Which of these people still hold control of these screens: a lapsed control lease counts as handed back. */
+  async controlCheck(holds: ViewerControlCheckRequest['holds']): Promise<ViewerControlCheckResponse> {
+    const screens = new Map((await this.repo.screensByIds([...new Set(holds.map((h) => h.screenId))])).map((s) => [s.id, s]));
+    const now = Date.now();
+    return {
+      holds: holds.map(({ screenId, userId }) => {
+        const screen = screens.get(screenId);
+        const held =
+          screen !== undefined &&
+          screen.controlHolder === 'user' &&
+          screen.controlUserId === userId &&
+          (screen.controlExpiresAt === null || screen.controlExpiresAt.getTime() > now);
+        return { screenId, userId, held };
+      }),
     };
   }
 }

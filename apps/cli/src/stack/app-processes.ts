@@ -50,6 +50,7 @@ export function startApi(ctx: AppProcessContext): Promise<ManagedProcess> {
       LAZYBOY_APP_TOKEN: ctx.secrets.appToken,
       LAZYBOY_ADMIN_EMAIL: ctx.adminEmail,
       LAZYBOY_VAULT_KEY: ctx.secrets.vaultKey,
+      LAZYBOY_INTERNAL_SECRET: ctx.secrets.internalSecret,
       LAZYBOY_HOMES_DIR: ctx.layout.homesDir,
     }),
   );
@@ -68,6 +69,7 @@ export function startWeb(ctx: AppProcessContext): Promise<ManagedProcess> {
       LAZYBOY_API_URL: `http://127.0.0.1:${ctx.ports.api}`,
       LAZYBOY_WEB_HOST: ctx.webHost,
       LAZYBOY_WEB_PORT: String(ctx.ports.web),
+      LAZYBOY_INTERNAL_SECRET: ctx.secrets.internalSecret,
     },
     logFile: logFile(ctx.layout, 'web'),
   });

@@ -3,7 +3,8 @@
 import { useCallback, useState } from 'react';
 import { runStatusSchema, type AdminRunListView, type RunStatus, type RunView } from '@lazyboy/contracts';
 import { ApiError } from '../../lib/api';
-import { isFinalRun } from '../../lib/agent-status';
+import { agentStatus, isFinalRun } from '../../lib/agent-status';
+import { agentStatusLabel } from '../../lib/agent-status-label';
 import { admin } from '../../lib/endpoints';
 import { errorText } from '../../lib/error-text';
 import { formatDateTime, formatDuration } from '../../lib/format';
@@ -85,7 +86,7 @@ export function AdminRuns() {
                 <div className="cell-main">{run.botName}</div>
                 <div className="cell-sub">{run.workspaceName}</div>
               </td>
-              <td className="cell-sub">{run.errorMessage ?? run.busyStep ?? '—'}</td>
+              <td className="cell-sub">{run.errorMessage ?? (run.busyStep ? agentStatusLabel(agentStatus(run), t) : '—')}</td>
               <td>{formatDateTime(run.createdAt, locale)}</td>
               <td className="num">{duration(run)}</td>
               <td>

@@ -9,6 +9,11 @@ const VNC_PAGE = '/vnc.html';
 export interface VncFrameHandle {
   /** Keyboard focus to the desktop (after a paste, to go on typing). */
   focus(): void;
+  /**
+   * Focuses the frame's hidden text field at once. iOS opens its on-screen keyboard only for a focus made
+   * inside the tap's own handler: the `keyboard` message arrives a task later, too late for it.
+   */
+  focusKeys(): void;
 }
 
 interface VncFrameProps {
@@ -27,7 +32,15 @@ export function VncFrame({ session, title, ref }: VncFrameProps) {
   const ready = useRef(false);
   const target = useRef<ComputerSession | null>(session);
 
-  useImperativeHandle(ref, () => ({ focus: () => frame.current?.focus() }), []);
+  useImperativeHandle(
+    ref,
+    () => ({
+      focus: () => frame.current?.focus(),
+      // Same origin (public/vnc.html): the frame's document is reachable.
+      focusKeys: () => frame.current?.contentDocument?.getElementById('keys')?.focus({ preventScroll: true }),
+    }),
+    [],
+  );
 
   const send = useCallback((message: PanelToVnc) => {
     frame.current?.contentWindow?.postMessage(tag(message), window.location.origin);

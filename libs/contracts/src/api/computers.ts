@@ -64,5 +64,23 @@ export const computerListResponseSchema = z.object({ items: z.array(computerView
 export type ComputerListResponse = z.infer<typeof computerListResponseSchema>;
 
 /** The web server hands over the ticket the browser got; the ticket itself is the credential. */
+/**
+ * The web server asks, about every view connection it lets drive a screen, whether that person still
+ * holds the screen's control (a lease can end elsewhere: it expired, an admin ended it, another tab
+ * handed back).
+ */
+export const viewerControlCheckRequestSchema = z.strictObject({
+  holds: z
+    .array(z.strictObject({ screenId: idSchema, userId: idSchema }))
+    .min(1)
+    .max(1_000),
+});
+export type ViewerControlCheckRequest = z.infer<typeof viewerControlCheckRequestSchema>;
+
+export const viewerControlCheckResponseSchema = z.object({
+  holds: z.array(z.object({ screenId: idSchema, userId: idSchema, held: z.boolean() })),
+});
+export type ViewerControlCheckResponse = z.infer<typeof viewerControlCheckResponseSchema>;
+
 export const viewerTicketRedeemRequestSchema = z.strictObject({ ticket: z.string().min(1).max(4_096) });
 export type ViewerTicketRedeemRequest = z.infer<typeof viewerTicketRedeemRequestSchema>;

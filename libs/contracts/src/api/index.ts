@@ -2,6 +2,7 @@ export * from './common.js';
 export * from './auth.js';
 export * from './workspaces.js';
 export * from './bots.js';
+export * from './busy-step.js';
 export * from './runs.js';
 export * from './sessions.js';
 export * from './computers.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { runKindSchema, runStatusSchema } from '../domain.js';
+import { busyStepSchema } from './busy-step.js';
 import { idSchema, isoDateSchema } from './common.js';
 
 /** A question a parked run waits on (waiting_input / waiting_takeover). */
@@ -23,8 +24,8 @@ export const runViewSchema = z.object({
   sessionId: idSchema.nullable(),
   kind: runKindSchema,
   status: runStatusSchema,
-  /** What the agent is doing right now (thinking, booting the computer, the current action). */
-  busyStep: z.string().nullable(),
+  /** What the agent is doing right now (thinking, booting the computer, the current action); null when idle. */
+  busyStep: busyStepSchema.nullable(),
   roundsUsed: z.number().int(),
   /** The agent's plan checklist as it last saved it (empty when it keeps none). */
   plan: z.array(planStepViewSchema),

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+
+// What a working run is doing right now, as parts rather than a sentence: every client words it in its
+// person's language ("瀏覽器：點擊 3", "browser: click 3"). `target` is the one language-neutral argument a
+// step has (an element number, a host and path, keys, a shortened command, a file name, seconds); the API
+// never puts typed text, eval code, URL queries or secret-looking words in it.
+
+export const busyStepKindSchema = z.enum([
+  'thinking',
+  'booting',
+  'waking',
+  'browser_open',
+  'browser_observe',
+  'browser_click',
+  'browser_type',
+  'browser_select',
+  'browser_scroll_up',
+  'browser_scroll_down',
+  'browser_key',
+  'browser_back',
+  'browser_forward',
+  'browser_tabs',
+  'browser_read',
+  'browser',
+  'screen_look',
+  'desktop_click',
+  'desktop_click_at',
+  'desktop_type',
+  'desktop_key',
+  'desktop_drag',
+  'desktop',
+  'shell',
+  'command_watch',
+  'files_list',
+  'file_read',
+  'file_write',
+  'wait',
+  'wait_screen',
+  /** A tool without its own wording: `target` is the tool's name. */
+  'tool',
+]);
+export type BusyStepKind = z.infer<typeof busyStepKindSchema>;
+
+export const BUSY_STEP_TARGET_MAX = 80;
+
+export const busyStepSchema = z.object({
+  kind: busyStepKindSchema,
+  target: z.string().max(BUSY_STEP_TARGET_MAX).optional(),
+});
+export type BusyStep = z.infer<typeof busyStepSchema>;
