@@ -80,6 +80,12 @@ describe('the web server passing /api and /socket.io through to the API', () => 
     });
   });
 
+  it('keeps the address a proxy in front named (X-Forwarded-Host), the one pages of the site have as their origin', async () => {
+    const res = await fetch(new URL('/api/auth/me', webUrl), { headers: { 'x-forwarded-host': 'lazyboy.example.org' } });
+    const seen = (await res.json()) as { headers: Record<string, string> };
+    expect(seen.headers['x-forwarded-host']).toBe('lazyboy.example.org');
+  });
+
   it('upgrades a websocket through to the API and carries its bytes both ways', async () => {
     const socket = net.connect(Number(webUrl.port), '127.0.0.1');
     socket.write(

@@ -31,7 +31,10 @@ function forwardedHeaders(req: http.IncomingMessage, keepUpgrade: boolean): http
   }
   headers['x-forwarded-for'] = req.socket.remoteAddress ?? '';
   headers['x-forwarded-proto'] = 'encrypted' in req.socket && req.socket.encrypted ? 'https' : 'http';
-  if (req.headers.host) headers['x-forwarded-host'] = req.headers.host;
+  // The address the browser used: a proxy in front of this server may have named it already (its Host is
+  // then often its own upstream name). The API compares pages' Origin with it; a page cannot forge it.
+  const host = req.headers['x-forwarded-host'] ?? req.headers.host;
+  if (host) headers['x-forwarded-host'] = host;
   return headers;
 }
 

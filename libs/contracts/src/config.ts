@@ -69,6 +69,12 @@ export const apiEnvSchema = z
       .min(1)
       .default(10)
       .describe('Failed sign-ins allowed per email and address in 15 minutes before 429'),
+    LAZYBOY_SIGNUPS_PER_HOUR: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(20)
+      .describe('Sign-ups allowed per address in an hour before 429'),
     LAZYBOY_RUNNER: z
       .string()
       .optional()

@@ -10,6 +10,7 @@ import { AuthService } from './auth.service.js';
 import { LocalAuthGuard } from './local-auth.guard.js';
 import { LocalStrategy } from './local.strategy.js';
 import { LoginRateLimiter } from './login-rate-limiter.js';
+import { SignupRateLimiter } from './signup-rate-limiter.js';
 import { LoginSessionsRepository } from './login-sessions.repository.js';
 import { SessionAuthenticator } from './principal.js';
 import { RequestAuthenticator } from './request-authenticator.js';
@@ -29,6 +30,7 @@ import { SessionStrategy } from './session.strategy.js';
     ApiTokensRepository,
     LoginSessionsRepository,
     LoginRateLimiter,
+    SignupRateLimiter,
     RequestAuthenticator,
     { provide: SessionAuthenticator, useExisting: RequestAuthenticator },
     LocalStrategy,

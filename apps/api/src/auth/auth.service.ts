@@ -11,6 +11,7 @@ import { TenancyRepository } from '../tenancy/tenancy.repository.js';
 import { createWithUniqueSlug } from '../tenancy/workspace-slug.js';
 import { toSummary } from '../tenancy/workspace-views.js';
 import { LoginRateLimiter, rateLimited } from './login-rate-limiter.js';
+import { SignupRateLimiter } from './signup-rate-limiter.js';
 import { LoginSessionsRepository } from './login-sessions.repository.js';
 import type { Principal } from './principal.js';
 import { randomSecret, sha256Hex } from './secrets.js';
@@ -42,6 +43,7 @@ export class AuthService implements OnModuleInit {
     private readonly tenancy: TenancyRepository,
     private readonly sessions: LoginSessionsRepository,
     private readonly limiter: LoginRateLimiter,
+    private readonly signups: SignupRateLimiter,
     private readonly audit: AuditService,
     private readonly realtime: RealtimePublisher,
   ) {}
@@ -106,8 +108,9 @@ export class AuthService implements OnModuleInit {
     return { cookie: encodeSessionCookie({ loginSessionId, secret }), maxAgeSeconds };
   }
 
-  /** A new user with a personal workspace they own, signed in at once. 409 when the email is taken. */
+  /** A new user with a personal workspace they own, signed in at once. 409 when the email is taken, 429 past the address's allowance. */
   async signup(request: SignupRequest, origin: RequestOrigin): Promise<{ principal: Principal; session: StartedSession }> {
+    await this.signups.attempt(origin.ip ?? 'unknown');
     if (await this.accounts.emailTaken(request.email)) throw emailTaken();
     const passwordHash = await hashPassword(request.password);
     const created = await createWithUniqueSlug(

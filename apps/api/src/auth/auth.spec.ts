@@ -81,6 +81,26 @@ describe('sign-up, sign-in and sign-out', () => {
     await request(api.url).post('/api/auth/login').send({ email: 'nope' }).expect(400);
   });
 
+  it("refuses writes sent by another site's page, signing in included, but not its own pages", async () => {
+    const user = await signUp(api.url);
+    const evil = 'http://evil.example';
+    const login = await request(api.url)
+      .post('/api/auth/login')
+      .set('Origin', evil)
+      .send({ email: user.email, password: user.password })
+      .expect(403);
+    expect(login.body.error.code).toBe('FORBIDDEN');
+    expect(setCookiesOf(login)).toEqual([]);
+    await request(api.url).post('/api/auth/logout').set('Cookie', user.cookie).set('Origin', evil).expect(403);
+    // Nothing changed: the session is still good. Reading is no write, and a page of this address may write.
+    await request(api.url).get('/api/auth/me').set('Cookie', user.cookie).set('Origin', evil).expect(200);
+    await request(api.url)
+      .post('/api/auth/login')
+      .set('Origin', new URL(api.url).origin)
+      .send({ email: user.email, password: user.password })
+      .expect(200);
+  });
+
   it('logs in with email and password, and logging out makes the cookie useless', async () => {
     const user = await signUp(api.url);
     const before = new Date();
@@ -255,5 +275,39 @@ describe('sign-in rate limit and cookie settings', () => {
     const [setCookie] = setCookiesOf(res);
     expect(setCookie).toContain('Secure');
     expect(setCookie).toContain('Max-Age=7200');
+  });
+});
+
+describe('sign-up rate limit', () => {
+  const allowed = 3;
+  let api: TestApp;
+
+  beforeAll(async () => {
+    api = await startTestApp(testApiConfig({ LAZYBOY_SIGNUPS_PER_HOUR: String(allowed) }));
+  });
+  afterAll(() => api.close());
+
+  const signup = (ip: string) =>
+    request(api.url)
+      .post('/api/auth/signup')
+      .set('X-Forwarded-For', ip)
+      .send({ email: `${randomUUID()}@example.test`, password: 'long enough password', displayName: 'Many' });
+
+  it('lets one address make a few accounts an hour, then answers 429 and makes none', async () => {
+    const ip = freshIp();
+    for (let i = 0; i < allowed; i++) await signup(ip).expect(201);
+    const refused = await signup(ip).expect(429);
+    expect(refused.body.error.code).toBe('RATE_LIMITED');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(await api.app.get(PrismaService).auditLog.count({ where: { action: 'auth.signup', ip } })).toBe(allowed);
+    // Another address is not concerned.
+    await signup(freshIp()).expect(201);
+  });
+
+  it('counts a burst in parallel before any of it is done', async () => {
+    const ip = freshIp();
+    const statuses = (await Promise.all(Array.from({ length: allowed + 4 }, () => signup(ip)))).map((res) => res.status);
+    expect(statuses.filter((status) => status === 201)).toHaveLength(allowed);
+    expect(statuses.filter((status) => status !== 201 && status !== 429)).toEqual([]);
   });
 });

@@ -33,12 +33,12 @@ interface Client {
 
 const openSockets: Socket[] = [];
 
-function connect(url: string, cookie?: string): Promise<Client> {
+function connect(url: string, cookie?: string, origin?: string): Promise<Client> {
   const socket = io(url, {
     transports: ['websocket'],
     reconnection: false,
     forceNew: true,
-    extraHeaders: cookie ? { cookie } : {},
+    extraHeaders: { ...(cookie ? { cookie } : {}), ...(origin ? { origin } : {}) },
   });
   openSockets.push(socket);
   const events: RealtimeEvent[] = [];
@@ -192,5 +192,15 @@ describe('realtime gateway with Redis fan-out across replicas', () => {
     (await connect(b.url, leaving.cookie)).socket.disconnect();
     await request(a.url).post('/api/auth/logout').set('Cookie', leaving.cookie).expect(204);
     await expect(connect(b.url, leaving.cookie)).rejects.toThrow(REALTIME_UNAUTHENTICATED);
+  });
+
+  it("refuses a handshake from another site's page, though it carries a good cookie", async () => {
+    const user = await signUp(a.url);
+    await expect(connect(a.url, user.cookie, 'http://evil.example')).rejects.toThrow(REALTIME_UNAUTHENTICATED);
+    // The same host under another port is another site's page too.
+    const port = new URL(a.url).port;
+    await expect(connect(a.url, user.cookie, `http://127.0.0.1:${Number(port) + 1}`)).rejects.toThrow(REALTIME_UNAUTHENTICATED);
+    // A page of the API's own address is welcome.
+    (await connect(a.url, user.cookie, new URL(a.url).origin)).socket.disconnect();
   });
 });

@@ -16,6 +16,8 @@ export function testApiConfig(overrides: Partial<Record<keyof ApiConfig, string>
     // Suites share lazyboy_test: an executor would claim other suites' runs. Suites that run agents opt in
     // with their own database (test/service/service-harness.ts).
     LAZYBOY_RUNNER: 'false',
+    // Every suite signs its people up from loopback; the limit itself is tested with its own value (auth.spec).
+    LAZYBOY_SIGNUPS_PER_HOUR: '100000',
     ...overrides,
   });
 }
