@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '@lazyboy/localstack';
@@ -63,5 +63,10 @@ export async function cliFixture(script: Script) {
     const code = await proc.exit;
     return { code, ...proc.output() };
   };
-  return { server, home, workDir, env, start, run, close: () => server.close() };
+  const close = async () => {
+    await server.close();
+    rmSync(home, { recursive: true, force: true });
+    rmSync(workDir, { recursive: true, force: true });
+  };
+  return { server, home, workDir, env, start, run, close };
 }

@@ -20,7 +20,8 @@ async function main(): Promise<void> {
     // The desktop goes with the worker: a worker that leaves Xvfb and Chromium running leaks a computer.
     void server
       .close()
-      .then(() => displays.stop())
+      // And what it kept in /tmp: a worker starts for every boot, its runtime folders would pile up.
+      .then(() => displays.dispose())
       .then(
         () => process.exit(0),
         (error: unknown) => {

@@ -58,7 +58,7 @@ export class WorkerFixture {
 
   async stop(): Promise<void> {
     await this.server.close();
-    await this.displays.stop();
+    await this.displays.dispose();
     rmSync(this.root, { recursive: true, force: true });
   }
 

@@ -1,7 +1,7 @@
 import { testDisplayBase } from '../testing/display-base.js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -66,7 +66,7 @@ describe('DisplayManager (real Xvfb, xfwm4, Chromium, x11vnc, websockify)', () =
   });
 
   afterAll(async () => {
-    await manager.stop();
+    await manager.dispose();
     await new Promise((resolve) => server.close(resolve));
     rmSync(root, { recursive: true, force: true });
   });
@@ -295,6 +295,29 @@ describe('DisplayManager (real Xvfb, xfwm4, Chromium, x11vnc, websockify)', () =
     expect(existsSync(manager.readyMarker)).toBe(false);
     expect(manager.health()).toMatchObject({ suspended: false, ready: false, screens: [] });
   });
+
+  it('leaves nothing in temporary space once disposed: runtime directory and Chromium folders', async () => {
+    const uid = manager.user?.uid;
+    const chromiumFolders = () =>
+      readdirSync('/tmp').filter((name) => {
+        if (!/org\.chromium\.Chromium\./.test(name)) return false;
+        try {
+          return statSync(path.join('/tmp', name)).uid === uid;
+        } catch {
+          return false; // gone meanwhile
+        }
+      });
+    // Run again as a worker would before it goes away.
+    await manager.ensureScreen(0);
+    if (asRoot) expect(chromiumFolders().length).toBeGreaterThan(0);
+    await manager.dispose();
+    expect(existsSync(runtimeDir)).toBe(false);
+    if (asRoot) expect(chromiumFolders()).toEqual([]);
+    // A disposed manager prepares afresh for a later screen.
+    await manager.ensureScreen(0);
+    expect(existsSync(runtimeDir)).toBe(true);
+    await manager.dispose();
+  });
 });
 
 describe('DisplayManager after a worker crash', () => {
@@ -314,7 +337,7 @@ describe('DisplayManager after a worker crash', () => {
   beforeAll(() => makeWalkableDir(root));
 
   afterAll(async () => {
-    await successor.stop();
+    await successor.dispose();
     rmSync(root, { recursive: true, force: true });
   });
 

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stopProcesses } from '../process/desktop-process.js';
 import { privateMemoryBytes } from '../process/proc-table.js';
@@ -266,6 +266,22 @@ export class DisplayManager {
     });
   }
 
+  /**
+   * Stops everything (stop()) and removes what the computer left in temporary space: its runtime directory
+   * and the folders its Chromiums made in /tmp (their process-singleton sockets, owned by the computer's
+   * own user). For a worker going away; a later screen prepares everything afresh.
+   */
+  dispose(): Promise<void> {
+    return this.stop().then(() =>
+      this.serialize(async () => {
+        rmSync(this.runtimeDir, { recursive: true, force: true });
+        this.prepared = undefined;
+        const user = this.desktopUser;
+        if (user?.dedicated) removeTempFoldersOf(user.uid);
+      }),
+    );
+  }
+
   /** Every process of this computer found in the process table (see findDesktopProcesses). */
   private computerProcesses(): number[] {
     return findDesktopProcesses({ runtimeDir: this.runtimeDir, chromiumProfile: profileRootFor(this.homeDir) });
@@ -373,4 +389,31 @@ function ensureX11SocketDir(): void {
   if (existsSync(dir)) return;
   mkdirSync(dir, { recursive: true });
   chmodSync(dir, 0o1777);
+}
+
+/** Where the desktop's programs keep temporary files: they get no TMPDIR of their own. */
+const DESKTOP_TMP = '/tmp';
+/** Chromium's process-singleton folders (SingletonSocket, SingletonCookie) and its hidden files of that name. */
+const CHROMIUM_TEMP = /^\.?org\.chromium\.Chromium\./;
+
+/**
+ * Chromium makes its folders under /tmp, not in the runtime directory: a socket path there would pass the
+ * 108-byte limit. Only what the computer's own user owns is removed, so another computer is never touched.
+ */
+function removeTempFoldersOf(uid: number): void {
+  let names: string[];
+  try {
+    names = readdirSync(DESKTOP_TMP);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!CHROMIUM_TEMP.test(name)) continue;
+    const entry = path.join(DESKTOP_TMP, name);
+    try {
+      if (lstatSync(entry).uid === uid) rmSync(entry, { recursive: true, force: true });
+    } catch {
+      // Gone meanwhile, or not ours to remove: nothing to clean.
+    }
+  }
 }

@@ -29,7 +29,7 @@ describe('DisplayManager with the full XFCE session', () => {
 
   beforeAll(() => makeWalkableDir(root));
   afterAll(async () => {
-    await manager.stop();
+    await manager.dispose();
     rmSync(root, { recursive: true, force: true });
   });
 

@@ -85,7 +85,7 @@ describe('native windows (real Xvfb, xfwm4, zenity, AT-SPI, xdotool)', () => {
   afterAll(async () => {
     for (const dialog of dialogs)
       if (dialog.child.exitCode === null && dialog.child.signalCode === null) dialog.child.kill('SIGKILL');
-    await manager.stop();
+    await manager.dispose();
     rmSync(root, { recursive: true, force: true });
   });
 

@@ -98,7 +98,7 @@ describe('SkillRecorder (real Xvfb screen with Chromium over CDP)', () => {
 
   afterAll(async () => {
     await driver?.close();
-    await manager.stop();
+    await manager.dispose();
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
     rmSync(root, { recursive: true, force: true });

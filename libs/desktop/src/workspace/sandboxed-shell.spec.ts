@@ -66,7 +66,7 @@ describe('SandboxedShell (bubblewrap, as the computer’s user, on a real displa
 
   afterAll(async () => {
     await shell?.stopAll();
-    await manager.stop();
+    await manager.dispose();
     rmSync(root, { recursive: true, force: true });
     rmSync(runtimeDir, { recursive: true, force: true });
   });
