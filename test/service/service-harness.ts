@@ -93,7 +93,7 @@ export class ServiceHarness {
       const run = await this.call<RunView>(user, 'GET', `/api/runs/${runId}`);
       if (done(run)) return run;
       if (Date.now() > deadline)
-        throw new Error(`run ${runId} still ${run.status} (${run.busyStep ?? ''}) after ${timeoutMs} ms`);
+        throw new Error(`run ${runId} still ${run.status} (${JSON.stringify(run.busyStep)}) after ${timeoutMs} ms`);
       await sleep(100);
     }
   }

@@ -15,10 +15,15 @@ import { WebHarness } from './web-harness.js';
 const connectionId = () => randomBytes(16).toString('base64url');
 
 /** Opens /view/<ticket> as `cookie`; resolves with the first bytes of the stream or the HTTP refusal. */
-function openView(webUrl: string, ticket: string, cookie: string | null): Promise<{ status: number; firstBytes: string }> {
+function openView(
+  webUrl: string,
+  ticket: string,
+  cookie: string | null,
+  origin?: string,
+): Promise<{ status: number; firstBytes: string }> {
   return new Promise((resolve, reject) => {
     const url = `${webUrl.replace('http', 'ws')}/view/${ticket}?c=${connectionId()}`;
-    const socket = new WebSocket(url, { headers: cookie ? { cookie } : {} });
+    const socket = new WebSocket(url, { headers: cookie ? { cookie } : {}, ...(origin ? { origin } : {}) });
     socket.once('message', (data: Buffer) => {
       resolve({ status: 101, firstBytes: data.toString('latin1') });
       socket.close();
@@ -90,6 +95,20 @@ describe('the /view proxy of the web server', () => {
     expect((await openView(harness.webUrl, (await ticket(owner, botId)).ticket, stranger.cookie)).status).toBe(403);
     // Nor can the stranger get a ticket for the owner's agent: another workspace's agent does not exist for them.
     expect((await ticket(stranger, botId)).status).toBe(404);
+  });
+
+  it("refuses another site's page, though the person is signed in and the ticket good", async () => {
+    const { ticket: issued } = await ticket(owner, botId);
+    const port = Number(new URL(harness.webUrl).port);
+    // Another port of the same host: the same site for the cookie, not the same origin.
+    expect((await openView(harness.webUrl, issued, owner.cookie, `http://127.0.0.1:${port + 1}`)).status).toBe(403);
+    // The ticket was not used up: the page of this site still opens it.
+    expect((await openView(harness.webUrl, issued, owner.cookie, harness.webUrl)).status).toBe(101);
+    const res = await fetch(`${harness.webUrl}/view/${connectionId()}/watch`, {
+      method: 'POST',
+      headers: { cookie: owner.cookie, origin: 'http://evil.example' },
+    });
+    expect(res.status).toBe(403);
   });
 
   it('refuses a control switch without a control ticket', async () => {

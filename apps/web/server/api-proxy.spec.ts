@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
-import { isApiPath, proxyRequest, proxyUpgrade } from './api-proxy.js';
+import { clientAddress, isApiPath, proxyRequest, proxyUpgrade } from './api-proxy.js';
 
 // The web server's pass-through to the API, between real sockets: a stand-in API that echoes what it got,
 // and the proxy in front of it as the web server mounts it.
@@ -58,15 +58,27 @@ describe('the web server passing /api and /socket.io through to the API', () => 
     await Promise.all([new Promise((r) => web.close(r)), new Promise((r) => api.close(r))]);
   });
 
+  it("takes the browser's address from a local reverse proxy only: a remote caller cannot pick its own", () => {
+    const from = (remoteAddress: string, forwarded?: string) =>
+      clientAddress({ socket: { remoteAddress } as net.Socket, headers: forwarded ? { 'x-forwarded-for': forwarded } : {} });
+    expect(from('198.51.100.4', '203.0.113.9')).toBe('198.51.100.4');
+    expect(from('127.0.0.1', '203.0.113.9')).toBe('203.0.113.9');
+    expect(from('::1', 'spoofed, 2001:db8::7')).toBe('2001:db8::7');
+    expect(from('::ffff:127.0.0.1', '203.0.113.9')).toBe('203.0.113.9');
+    expect(from('127.0.0.1')).toBe('127.0.0.1');
+    expect(from('127.0.0.1', 'not an address')).toBe('127.0.0.1');
+  });
+
   it('knows which paths are the API', () => {
     expect(['/api/auth/me', '/api', '/socket.io/?EIO=4', '/api?x=1'].map(isApiPath)).toEqual([true, true, true, true]);
     expect(['/', '/agents/1', '/apiary', '/view/x', undefined].map(isApiPath)).toEqual([false, false, false, false, false]);
   });
 
-  it('passes a request with its body and cookies through, and the answer back, with the caller as X-Forwarded-For', async () => {
+  it("passes a request with its body and cookies through, and the answer back, with a local proxy's client as X-Forwarded-For", async () => {
     const res = await fetch(new URL('/api/sessions/1/messages?x=1', webUrl), {
       method: 'POST',
-      headers: { 'content-type': 'application/json', cookie: 'lazyboy_session=abc', 'x-forwarded-for': '203.0.113.9' },
+      // From loopback: a reverse proxy on this machine, which names the browser last.
+      headers: { 'content-type': 'application/json', cookie: 'lazyboy_session=abc', 'x-forwarded-for': '10.9.9.9, 203.0.113.9' },
       body: JSON.stringify({ text: 'hello' }),
     });
     expect(res.status).toBe(201);
@@ -75,7 +87,7 @@ describe('the web server passing /api and /socket.io through to the API', () => 
     expect(seen).toMatchObject({ method: 'POST', url: '/api/sessions/1/messages?x=1', body: '{"text":"hello"}' });
     expect(seen.headers).toMatchObject({
       cookie: 'lazyboy_session=abc',
-      'x-forwarded-for': '127.0.0.1',
+      'x-forwarded-for': '203.0.113.9',
       'x-forwarded-host': webUrl.host,
     });
   });
@@ -103,17 +115,23 @@ describe('the web server passing /api and /socket.io through to the API', () => 
     });
     socket.destroy();
     expect(received).toMatch(/^HTTP\/1\.1 101/);
-    expect(received).toContain('x-seen-for: 127.0.0.1');
+    expect(received).toContain('x-seen-for: 203.0.113.9');
   });
 
   it("keeps the API's routes for the web server itself (redeeming viewer tickets) away from browsers", async () => {
-    const res = await fetch(new URL('/api/viewer/redeem', webUrl), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ ticket: 'x'.repeat(40) }),
-    });
-    expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'no such route' } });
+    for (const route of ['/api/viewer/redeem', '/api/Viewer/control-check', '/api/VIEWER/redeem?x=1']) {
+      const res = await fetch(new URL(route, webUrl), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ticket: 'x'.repeat(40) }),
+      });
+      expect(res.status).toBe(404);
+      expect(await res.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'no such route' } });
+    }
+    // Nor does a browser's copy of the web server's own credential reach the API.
+    const res = await fetch(new URL('/api/auth/me', webUrl), { headers: { 'x-lazyboy-internal': 'guessed' } });
+    const seen = (await res.json()) as { headers: Record<string, string> };
+    expect(seen.headers['x-lazyboy-internal']).toBeUndefined();
   });
 
   it('answers 502 with a JSON error code when the API is down', async () => {

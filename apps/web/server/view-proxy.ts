@@ -3,6 +3,9 @@ import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import {
   apiErrorBodySchema,
+  CONTROL_CHECK_MAX_HOLDS,
+  crossSiteOrigin,
+  INTERNAL_SECRET_HEADER,
   meViewSchema,
   viewerControlCheckResponseSchema,
   viewerTicketRedeemResponseSchema,
@@ -31,7 +34,7 @@ import { RfbInputFilter, RfbProtocolError } from './rfb-input-filter.js';
 export const CONTROL_WINDOW_MS = 30_000;
 /** How often driving connections are checked against the API: how long input outlives a lease ended elsewhere. */
 export const CONTROL_CHECK_MS = 1_000;
-const INTERNAL_SECRET_HEADER = 'x-lazyboy-internal';
+
 const UPSTREAM_OPEN_MS = 10_000;
 const MAX_MESSAGE_BYTES = 2 * 1024 * 1024;
 const TICKET = /^[A-Za-z0-9._~-]{16,4096}$/;
@@ -72,10 +75,15 @@ class ViewError extends Error {
   }
 }
 
+/** Another site's page, with the person's cookie (libs/contracts same-origin.ts): never served. */
+const CROSS_SITE = new ViewError(403, 'FORBIDDEN', 'a request from another site is refused');
+
 /** One browser's connection to one screen. */
 class ViewConnection {
   readonly filter = new RfbInputFilter();
   private controlTimer: NodeJS.Timeout | null = null;
+  /** Counts control grants: a check answered about an older grant must not end a newer one. */
+  grants = 0;
 
   constructor(
     readonly screenId: string,
@@ -89,6 +97,7 @@ class ViewConnection {
   }
 
   allowInputFor(ms: number): void {
+    this.grants++;
     this.filter.allowInput = true;
     if (this.controlTimer) clearTimeout(this.controlTimer);
     this.controlTimer = setTimeout(() => this.watchOnly(), ms);
@@ -115,6 +124,8 @@ export class ViewProxy {
   private readonly reserved = new Set<string>();
   private readonly checkTimer: NodeJS.Timeout;
   private checking = false;
+  /** The control checks are failing (logged once per failing spell, not every second). */
+  private checksFailing = false;
 
   constructor(
     private readonly api: URL,
@@ -135,6 +146,10 @@ export class ViewProxy {
     // Node drops its own error listener from an upgrading socket: without one, a caller that resets the
     // connection while the ticket is redeemed would crash the server.
     socket.on('error', () => socket.destroy());
+    if (crossSiteOrigin(req.headers) !== null) {
+      socket.end(httpError(CROSS_SITE));
+      return;
+    }
     if (this.connections.has(route.connectionId) || this.reserved.has(route.connectionId)) {
       socket.end(httpError(new ViewError(409, 'CONFLICT', 'this connection id is in use')));
       return;
@@ -173,6 +188,7 @@ export class ViewProxy {
     res: http.ServerResponse,
   ): Promise<void> {
     try {
+      if (crossSiteOrigin(req.headers) !== null) throw CROSS_SITE;
       const connection = this.connections.get(route.connectionId);
       if (!connection) throw new ViewError(404, 'NOT_FOUND', 'no such view connection');
       if (route.kind === 'watch') {
@@ -212,27 +228,43 @@ export class ViewProxy {
    */
   async checkControl(): Promise<void> {
     if (this.checking) return;
-    const driving = [...this.connections.values()].filter((c) => c.driving);
+    // Each with the grant it is asked about: one granted again while the API answers keeps its new grant.
+    const driving = [...this.connections.values()].filter((c) => c.driving).map((c) => ({ connection: c, grant: c.grants }));
     if (driving.length === 0) return;
     this.checking = true;
     try {
-      const holds: ViewerControlCheckRequest['holds'] = driving.map((c) => ({ screenId: c.screenId, userId: c.userId }));
-      const res = await fetch(new URL('/api/viewer/control-check', this.api), {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', [INTERNAL_SECRET_HEADER]: this.internalSecret },
-        body: JSON.stringify({ holds }),
-        signal: AbortSignal.timeout(5_000),
-      });
-      if (!res.ok) return;
-      const answer = viewerControlCheckResponseSchema.parse(await res.json());
-      const lost = new Set(answer.holds.filter((h) => !h.held).map((h) => `${h.screenId} ${h.userId}`));
-      // Only connections that were driving when asked: one given control meanwhile has a fresh ticket.
-      for (const connection of driving) if (lost.has(`${connection.screenId} ${connection.userId}`)) connection.watchOnly();
-    } catch {
-      // Unreachable or unreadable: the next check tries again.
+      for (let i = 0; i < driving.length; i += CONTROL_CHECK_MAX_HOLDS) {
+        const batch = driving.slice(i, i + CONTROL_CHECK_MAX_HOLDS);
+        const lost = await this.lostHolds(batch.map(({ connection: c }) => ({ screenId: c.screenId, userId: c.userId })));
+        for (const { connection, grant } of batch)
+          if (connection.grants === grant && lost.has(`${connection.screenId} ${connection.userId}`)) connection.watchOnly();
+      }
+      if (this.checksFailing) console.log('web: control checks answer again');
+      this.checksFailing = false;
+    } catch (error) {
+      // The next check tries again; until then the control window bounds what a lost lease can still type.
+      if (!this.checksFailing) console.warn(`web: control checks failing: ${(error as Error).message}`);
+      this.checksFailing = true;
     } finally {
       this.checking = false;
     }
+  }
+
+  /** Which of these holds the API says have ended, as "screenId userId". */
+  private async lostHolds(holds: ViewerControlCheckRequest['holds']): Promise<Set<string>> {
+    const res = await fetch(new URL('/api/viewer/control-check', this.api), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', [INTERNAL_SECRET_HEADER]: this.internalSecret },
+      body: JSON.stringify({ holds }),
+      signal: AbortSignal.timeout(5_000),
+    });
+    if (!res.ok) {
+      await res.body?.cancel();
+      // 403: the two servers were given different LAZYBOY_INTERNAL_SECRETs.
+      throw new Error(`the API answered ${res.status}`);
+    }
+    const answer = viewerControlCheckResponseSchema.parse(await res.json());
+    return new Set(answer.holds.filter((h) => !h.held).map((h) => `${h.screenId} ${h.userId}`));
   }
 
   private carry(

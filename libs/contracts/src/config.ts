@@ -33,6 +33,9 @@ const teamScreenLimit = z.coerce
   .default(8)
   .describe('Most displays (agents) one computer runs at once');
 
+/** The header that carries LAZYBOY_INTERNAL_SECRET on the web server's calls to the API's internal routes. */
+export const INTERNAL_SECRET_HEADER = 'x-lazyboy-internal';
+
 /** Shared by the API and the web server: the web server's calls to the API's internal routes carry it. */
 const internalSecret = z
   .string()

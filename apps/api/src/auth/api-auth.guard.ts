@@ -3,9 +3,9 @@ import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { ApiError, forbidden } from '../common/api-error.js';
 import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
-import { ADMIN_ROUTE, INTERNAL_ROUTE, INTERNAL_SECRET_HEADER, PUBLIC_ROUTE, type Principal } from './principal.js';
+import { INTERNAL_SECRET_HEADER, isCrossSiteWrite } from '@lazyboy/contracts';
+import { ADMIN_ROUTE, INTERNAL_ROUTE, PUBLIC_ROUTE, type Principal } from './principal.js';
 import { runStrategy } from './run-strategy.js';
-import { isCrossSiteWrite } from './same-origin.js';
 import { digestsEqual, sha256Hex } from './secrets.js';
 import { SessionStrategy } from './session.strategy.js';
 
@@ -13,7 +13,7 @@ import { SessionStrategy } from './session.strategy.js';
  * The global guard: every HTTP route needs a signed-in principal (session cookie or API token) unless
  * it is @Public(); @AdminOnly() routes also need an instance administrator, not through a workspace-limited
  * token; @Internal() routes need the web server's shared secret instead of a person. A write sent by another
- * site's page is refused before any of that (same-origin.ts). Puts the Principal on
+ * site's page is refused before any of that (libs/contracts same-origin.ts). Puts the Principal on
  * req.user. Websocket events pass: the realtime gateway authenticates its handshake itself
  * (SessionAuthenticator) and checks membership per subscription.
  */

@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
-import { ApiError } from '../common/api-error.js';
+import type { ApiError } from '../common/api-error.js';
 import { RedisService } from '../redis/redis.service.js';
+import { addressKey, countInWindows, rateLimited as tooMany, type WindowCount } from './rate-windows.js';
 import { sha256Hex } from './secrets.js';
 
 /** Attempts count within this window, from the first attempt on (a fixed window per key). */
@@ -50,31 +51,17 @@ export class LoginRateLimiter {
 
   /** Counts one attempt; null when it may go on, the refusal when either count is over its allowance. */
   async attempt(email: string, ip: string): Promise<LoginRefusal | null> {
-    const [pairKey, ipKey] = keys(email, ip);
-    let numbers: number[];
+    let counts: [WindowCount, WindowCount];
     try {
-      // EXPIRE NX starts the window at the first attempt; later INCRs never move it.
-      const replies = await this.redis.client
-        .multi()
-        .incr(pairKey)
-        .expire(pairKey, LOGIN_WINDOW_SECONDS, 'NX')
-        .ttl(pairKey)
-        .incr(ipKey)
-        .expire(ipKey, LOGIN_WINDOW_SECONDS, 'NX')
-        .ttl(ipKey)
-        .exec();
-      numbers = (replies ?? []).map(([error, value]) => {
-        if (error) throw error;
-        return Number(value);
-      });
+      counts = await countInWindows(this.redis.client, keys(email, ip), LOGIN_WINDOW_SECONDS);
     } catch (error) {
       this.unavailable(error);
       return null;
     }
-    const [pairCount = 0, , pairTtl = -1, ipCount = 0, , ipTtl = -1] = numbers;
+    const [pair, address] = counts;
     const over = [
-      { count: pairCount, limit: this.perPair, ttl: pairTtl },
-      { count: ipCount, limit: this.perIp, ttl: ipTtl },
+      { ...pair, limit: this.perPair },
+      { ...address, limit: this.perIp },
     ].filter((entry) => entry.count > entry.limit);
     if (over.length === 0) return null;
     return {
@@ -99,16 +86,11 @@ export class LoginRateLimiter {
 
 /** The 429 answer to a refused attempt, with Retry-After. */
 export function rateLimited(refusal: LoginRefusal): ApiError {
-  const retryAfter = refusal.retryAfterSeconds;
-  return new ApiError(
-    'RATE_LIMITED',
-    'too many failed sign-ins: try again later',
-    { retryAfterSeconds: retryAfter },
-    { 'Retry-After': String(retryAfter) },
-  );
+  return tooMany('too many failed sign-ins: try again later', refusal.retryAfterSeconds);
 }
 
 /** Emails are hashed in the key names: Redis keys show up in monitoring tools and must not list addresses. */
 function keys(email: string, ip: string): [pair: string, ip: string] {
-  return [`lazyboy:login-attempts:pair:${sha256Hex(`${email}\n${ip}`)}`, `lazyboy:login-attempts:ip:${sha256Hex(ip)}`];
+  const address = addressKey(ip);
+  return [`lazyboy:login-attempts:pair:${sha256Hex(`${email}\n${address}`)}`, `lazyboy:login-attempts:ip:${sha256Hex(address)}`];
 }

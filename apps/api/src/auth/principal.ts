@@ -21,8 +21,6 @@ export const PUBLIC_ROUTE = 'lazyboy:public';
 export const Public = () => SetMetadata(PUBLIC_ROUTE, true);
 
 export const INTERNAL_ROUTE = 'lazyboy:internal';
-/** The header that carries LAZYBOY_INTERNAL_SECRET on the web server's calls. */
-export const INTERNAL_SECRET_HEADER = 'x-lazyboy-internal';
 /**
  * The route serves the web server, not people: no sign-in, but the shared LAZYBOY_INTERNAL_SECRET in the
  * x-lazyboy-internal header (403 FORBIDDEN without it).

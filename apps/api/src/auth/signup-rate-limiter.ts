@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
-import { ApiError } from '../common/api-error.js';
 import { RedisService } from '../redis/redis.service.js';
+import { addressKey, countInWindows, rateLimited, type WindowCount } from './rate-windows.js';
 import { sha256Hex } from './secrets.js';
 
 /** Sign-ups count within this window, from the first one on (a fixed window per address). */
@@ -28,26 +28,21 @@ export class SignupRateLimiter {
 
   /** Counts one attempt from `ip`; throws RATE_LIMITED once the address is over its allowance. */
   async attempt(ip: string): Promise<void> {
-    const key = `lazyboy:signup-attempts:${sha256Hex(ip)}`;
-    let count: number;
-    let ttl: number;
+    let window: WindowCount;
     try {
-      const replies = await this.redis.client.multi().incr(key).expire(key, SIGNUP_WINDOW_SECONDS, 'NX').ttl(key).exec();
-      [count = 0, , ttl = -1] = (replies ?? []).map(([error, value]) => {
-        if (error) throw error;
-        return Number(value);
-      });
+      [window] = await countInWindows(
+        this.redis.client,
+        [`lazyboy:signup-attempts:${sha256Hex(addressKey(ip))}`],
+        SIGNUP_WINDOW_SECONDS,
+      );
     } catch (error) {
       this.logger.warn(`sign-up rate limit not applied, redis unavailable: ${(error as Error).message}`);
       return;
     }
-    if (count <= this.limit) return;
-    const retryAfter = ttl > 0 ? ttl : SIGNUP_WINDOW_SECONDS;
-    throw new ApiError(
-      'RATE_LIMITED',
+    if (window.count <= this.limit) return;
+    throw rateLimited(
       'too many sign-ups from this address: try again later',
-      { retryAfterSeconds: retryAfter },
-      { 'Retry-After': String(retryAfter) },
+      window.ttl > 0 ? window.ttl : SIGNUP_WINDOW_SECONDS,
     );
   }
 }

@@ -26,6 +26,22 @@ export interface AuditContext {
  * it back (fence + 1 again). A lease not renewed within LAZYBOY_CONTROL_LEASE_MS is handed back by the
  * idle loop. Callers check that the person may see the bot; runs parking and resuming is the run side's job.
  */
+/**
+ * Whether `userId` holds control of the screen at `now`: taken by them, and its lease not lapsed (a lapsed
+ * one counts as handed back, before the idle loop releases it, as taking control already treats it).
+ */
+export function holdsControl(
+  screen: Pick<ComputerScreen, 'controlHolder' | 'controlUserId' | 'controlExpiresAt'>,
+  userId: string,
+  now = new Date(),
+): boolean {
+  return (
+    screen.controlHolder === 'user' &&
+    screen.controlUserId === userId &&
+    (screen.controlExpiresAt === null || screen.controlExpiresAt > now)
+  );
+}
+
 @Injectable()
 export class ScreenControlService {
   private readonly logger = new Logger(ScreenControlService.name);

@@ -8,6 +8,7 @@ import {
   type OnGatewayInit,
 } from '@nestjs/websockets';
 import {
+  crossSiteOrigin,
   REALTIME_EVENT,
   REALTIME_SUBSCRIBE,
   REALTIME_UNAUTHENTICATED,
@@ -20,7 +21,6 @@ import {
 } from '@lazyboy/contracts';
 import type { Server, Socket } from 'socket.io';
 import { SessionAuthenticator, type Principal } from '../auth/principal.js';
-import { crossSiteOrigin } from '../auth/same-origin.js';
 import { RealtimeRoomAccess } from './realtime-room-access.js';
 
 interface SocketData {
@@ -47,7 +47,7 @@ export class RealtimeGateway implements OnGatewayInit<Server> {
     // A middleware rather than handleConnection: it runs before the connection is accepted, so a refused
     // client gets a connect_error and messages cannot race the authentication.
     server.use((socket, next) => {
-      // Another site's page would otherwise listen with the person's cookie (same-origin.ts).
+      // Another site's page would otherwise listen with the person's cookie (libs/contracts same-origin.ts).
       if (crossSiteOrigin(socket.handshake.headers) !== null) return next(new Error(REALTIME_UNAUTHENTICATED));
       this.sessions
         .fromCookieHeader(socket.handshake.headers.cookie)

@@ -13,7 +13,7 @@ import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
 import { computerView, screenView } from '../computers/computer-view.js';
 import { ComputersRepository } from '../computers/computers.repository.js';
 import { ComputersService } from '../computers/computers.service.js';
-import { ScreenControlService } from '../computers/screen-control.service.js';
+import { holdsControl, ScreenControlService } from '../computers/screen-control.service.js';
 import { WorkerClient } from '../computers/worker-client.js';
 import { RedisService } from '../redis/redis.service.js';
 import { InvalidTicketError, ViewerTickets, type ViewerMode } from './viewer-tickets.js';
@@ -60,7 +60,7 @@ export class ViewerService {
     await this.repo.touchViewed(computer.id);
     // Watching wakes a sleeping computer and starts the agent's screen if it has none yet.
     const { running, screen } = await this.computers.bootForBot(bot);
-    if (mode === 'control' && !(screen.controlHolder === 'user' && screen.controlUserId === principal.userId)) {
+    if (mode === 'control' && !holdsControl(screen, principal.userId)) {
       throw forbidden('take control of the screen first');
     }
     const { ticket, claims } = this.tickets.issue({
@@ -95,7 +95,7 @@ export class ViewerService {
     const screens = screensResponseSchema.parse(await new WorkerClient(binding.endpoint).get('/screens', { timeoutMs: 5_000 }));
     const wsPort = screens.screens.find((s) => s.slot === screen.slot)?.endpoints?.wsPort;
     if (!wsPort) throw conflict('screen_gone', 'the screen is not running any more');
-    const stillControls = screen.controlHolder === 'user' && screen.controlUserId === claims.userId;
+    const stillControls = holdsControl(screen, claims.userId);
     return {
       target: `ws://${new URL(binding.endpoint.baseUrl).hostname}:${wsPort}`,
       viewOnly: claims.mode !== 'control' || !stillControls,
@@ -108,16 +108,11 @@ export class ViewerService {
   /** Which of these people still hold control of these screens: a lapsed control lease counts as handed back. */
   async controlCheck(holds: ViewerControlCheckRequest['holds']): Promise<ViewerControlCheckResponse> {
     const screens = new Map((await this.repo.screensByIds([...new Set(holds.map((h) => h.screenId))])).map((s) => [s.id, s]));
-    const now = Date.now();
+    const now = new Date();
     return {
       holds: holds.map(({ screenId, userId }) => {
         const screen = screens.get(screenId);
-        const held =
-          screen !== undefined &&
-          screen.controlHolder === 'user' &&
-          screen.controlUserId === userId &&
-          (screen.controlExpiresAt === null || screen.controlExpiresAt.getTime() > now);
-        return { screenId, userId, held };
+        return { screenId, userId, held: screen !== undefined && holdsControl(screen, userId, now) };
       }),
     };
   }

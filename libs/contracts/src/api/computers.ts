@@ -63,7 +63,9 @@ export type ViewerTicketRedeemResponse = z.infer<typeof viewerTicketRedeemRespon
 export const computerListResponseSchema = z.object({ items: z.array(computerViewSchema) });
 export type ComputerListResponse = z.infer<typeof computerListResponseSchema>;
 
-/** The web server hands over the ticket the browser got; the ticket itself is the credential. */
+/** The most holds one control check may ask about. */
+export const CONTROL_CHECK_MAX_HOLDS = 1_000;
+
 /**
  * The web server asks, about every view connection it lets drive a screen, whether that person still
  * holds the screen's control (a lease can end elsewhere: it expired, an admin ended it, another tab
@@ -73,7 +75,7 @@ export const viewerControlCheckRequestSchema = z.strictObject({
   holds: z
     .array(z.strictObject({ screenId: idSchema, userId: idSchema }))
     .min(1)
-    .max(1_000),
+    .max(CONTROL_CHECK_MAX_HOLDS),
 });
 export type ViewerControlCheckRequest = z.infer<typeof viewerControlCheckRequestSchema>;
 
@@ -82,5 +84,6 @@ export const viewerControlCheckResponseSchema = z.object({
 });
 export type ViewerControlCheckResponse = z.infer<typeof viewerControlCheckResponseSchema>;
 
+/** The web server (with its shared secret) hands over the ticket the browser got: it names the person and screen. */
 export const viewerTicketRedeemRequestSchema = z.strictObject({ ticket: z.string().min(1).max(4_096) });
 export type ViewerTicketRedeemRequest = z.infer<typeof viewerTicketRedeemRequestSchema>;

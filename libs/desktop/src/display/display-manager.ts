@@ -252,18 +252,7 @@ export class DisplayManager {
 
   /** Stops every screen and anything else started for this runtime directory. The manager can start again later. */
   stop(): Promise<void> {
-    return this.serialize(async () => {
-      this.stopping = true;
-      try {
-        await Promise.all([...this.screens.values()].map((screen) => screen.stop()));
-        this.screens.clear();
-        await stopProcesses(this.computerProcesses(), Math.min(this.stopGraceMs, 2_000));
-        rmSync(this.readyMarker, { force: true });
-      } finally {
-        this.stopping = false;
-        this.suspended = false;
-      }
-    });
+    return this.serialize(() => this.stopEverything());
   }
 
   /**
@@ -272,14 +261,27 @@ export class DisplayManager {
    * own user). For a worker going away; a later screen prepares everything afresh.
    */
   dispose(): Promise<void> {
-    return this.stop().then(() =>
-      this.serialize(async () => {
-        rmSync(this.runtimeDir, { recursive: true, force: true });
-        this.prepared = undefined;
-        const user = this.desktopUser;
-        if (user?.dedicated) removeTempFoldersOf(user.uid);
-      }),
-    );
+    // One step: a screen asked for in between would otherwise start in the directory about to go.
+    return this.serialize(async () => {
+      await this.stopEverything();
+      rmSync(this.runtimeDir, { recursive: true, force: true });
+      this.prepared = undefined;
+      const user = this.desktopUser;
+      if (user?.dedicated) removeTempFoldersOf(user.uid);
+    });
+  }
+
+  private async stopEverything(): Promise<void> {
+    this.stopping = true;
+    try {
+      await Promise.all([...this.screens.values()].map((screen) => screen.stop()));
+      this.screens.clear();
+      await stopProcesses(this.computerProcesses(), Math.min(this.stopGraceMs, 2_000));
+      rmSync(this.readyMarker, { force: true });
+    } finally {
+      this.stopping = false;
+      this.suspended = false;
+    }
   }
 
   /** Every process of this computer found in the process table (see findDesktopProcesses). */

@@ -18,6 +18,19 @@ describe('crossSiteOrigin', () => {
     ).toBeNull();
   });
 
+  it("trusts the browser's Sec-Fetch-Site over any address, behind any proxy", () => {
+    const proxied = { host: 'upstream:3101', origin: 'https://lazyboy.example.org' };
+    expect(crossSiteOrigin(proxied)).toBe('https://lazyboy.example.org');
+    expect(crossSiteOrigin({ ...proxied, 'sec-fetch-site': 'same-origin' })).toBeNull();
+    expect(crossSiteOrigin({ ...proxied, 'sec-fetch-site': 'none' })).toBeNull();
+    // Another port of the same host is the same site, not the same origin.
+    const sameSite = { host: 'lazyboy.home:3101', origin: 'http://lazyboy.home:8080', 'sec-fetch-site': 'same-site' };
+    expect(crossSiteOrigin(sameSite)).toBe('http://lazyboy.home:8080');
+    expect(crossSiteOrigin({ host: 'lazyboy.home:3101', 'sec-fetch-site': 'cross-site' })).toBe('cross-site');
+    // A matching Origin does not outvote the browser's own word.
+    expect(crossSiteOrigin({ host: 'a:1', origin: 'http://a:1', 'sec-fetch-site': 'cross-site' })).toBe('http://a:1');
+  });
+
   it('names the origin of another site, another port of the same host, or an opaque page', () => {
     expect(crossSiteOrigin({ host: 'lazyboy.home:3101', origin: 'http://evil.example' })).toBe('http://evil.example');
     expect(crossSiteOrigin({ host: 'lazyboy.home:3101', origin: 'http://lazyboy.home:8080' })).toBe('http://lazyboy.home:8080');
