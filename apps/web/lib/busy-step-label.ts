@@ -1,29 +1,9 @@
+import { BUSY_STEP_KINDS_WITH_TARGET, type BusyStepKindWithTarget } from '@lazyboy/contracts';
 import { fill, type Messages } from '../locales';
 import type { ActingStepKind } from './agent-status';
 
-/** The steps whose wording can name their argument (an element, a host, a command, a file, seconds). */
-const TARGETED = [
-  'browser_open',
-  'browser_click',
-  'browser_type',
-  'browser_select',
-  'browser_key',
-  'browser_tabs',
-  'desktop_click',
-  'desktop_click_at',
-  'desktop_key',
-  'shell',
-  'command_watch',
-  'files_list',
-  'file_read',
-  'file_write',
-  'wait',
-  'tool',
-] as const satisfies readonly ActingStepKind[];
-type TargetedKind = (typeof TARGETED)[number];
-
-function isTargeted(kind: ActingStepKind): kind is TargetedKind {
-  return (TARGETED as readonly ActingStepKind[]).includes(kind);
+function hasTarget(kind: ActingStepKind): kind is BusyStepKindWithTarget {
+  return (BUSY_STEP_KINDS_WITH_TARGET as readonly ActingStepKind[]).includes(kind);
 }
 
 /**
@@ -32,6 +12,6 @@ function isTargeted(kind: ActingStepKind): kind is TargetedKind {
  */
 export function busyStepLabel(step: { kind: ActingStepKind; target?: string }, t: Messages): string {
   const target = step.target?.trim();
-  if (target && isTargeted(step.kind)) return fill(t[`busy_${step.kind}_target`], { target });
+  if (target && hasTarget(step.kind)) return fill(t[`busy_${step.kind}_target`], { target });
   return t[`busy_${step.kind}`];
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { busyStepSchema } from '@lazyboy/contracts';
+import { BUSY_STEP_KINDS_WITH_TARGET, busyStepSchema } from '@lazyboy/contracts';
 import { describeStep, sameStep } from './describe-step.js';
 
 describe('describeStep', () => {
@@ -50,6 +50,15 @@ describe('describeStep', () => {
       ['browser', null],
     ];
     for (const [tool, args] of odd) expect(busyStepSchema.safeParse(describeStep(tool, args)).success).toBe(true);
+    // A target only on the kinds the contract says may have one (the web words the others without it).
+    const withTarget: ReadonlySet<string> = new Set(BUSY_STEP_KINDS_WITH_TARGET);
+    const steps = [
+      ...odd.map(([tool, args]) => describeStep(tool, args)),
+      describeStep('browser', { action: 'type', element: 2, text: 'x' }),
+      describeStep('computer_act', { action: 'drag', x: 1, y: 2 }),
+      describeStep('computer_observe', {}),
+    ];
+    for (const step of steps) if (step.target !== undefined) expect(withTarget.has(step.kind)).toBe(true);
   });
 
   it('compares steps by what they show', () => {

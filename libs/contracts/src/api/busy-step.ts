@@ -41,6 +41,27 @@ export const busyStepKindSchema = z.enum([
 ]);
 export type BusyStepKind = z.infer<typeof busyStepKindSchema>;
 
+/** The kinds whose step may name a target; the others never carry one. */
+export const BUSY_STEP_KINDS_WITH_TARGET = [
+  'browser_open',
+  'browser_click',
+  'browser_type',
+  'browser_select',
+  'browser_key',
+  'browser_tabs',
+  'desktop_click',
+  'desktop_click_at',
+  'desktop_key',
+  'shell',
+  'command_watch',
+  'files_list',
+  'file_read',
+  'file_write',
+  'wait',
+  'tool',
+] as const satisfies readonly BusyStepKind[];
+export type BusyStepKindWithTarget = (typeof BUSY_STEP_KINDS_WITH_TARGET)[number];
+
 export const BUSY_STEP_TARGET_MAX = 80;
 
 export const busyStepSchema = z.object({
