@@ -7,24 +7,17 @@ import { botStatus } from '../lib/bot-status';
 import { useT } from '../lib/i18n';
 import { useShell } from '../lib/shell-context';
 import { Blobatar } from './blobatar';
+import { DrawerToggle } from './drawer-toggle';
 import { NewAgentForm } from './new-agent-form';
 
 /** `/`: the workspace's agents as cards; on a phone this is the way in, with the drawer closed. */
 export function AgentHome() {
   const t = useT();
-  const { me, workspace, bots, runs, openDrawer } = useShell();
+  const { me, workspace, bots, runs } = useShell();
   return (
     <div className="home">
       <header className="home-header">
-        <button
-          type="button"
-          className="icon-button drawer-toggle"
-          data-testid="drawer-toggle"
-          aria-label={t.openMenu}
-          onClick={openDrawer}
-        >
-          ☰
-        </button>
+        <DrawerToggle />
         <div>
           <h1>{fill(t.welcome, { name: me.user.displayName })}</h1>
           <p className="home-sub">{fill(t.homeIntro, { workspace: workspace.name })}</p>

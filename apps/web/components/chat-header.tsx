@@ -7,6 +7,7 @@ import { useT } from '../lib/i18n';
 import { useConnectionState } from '../lib/realtime';
 import { useShell } from '../lib/shell-context';
 import { Blobatar } from './blobatar';
+import { DrawerToggle } from './drawer-toggle';
 import { Menu } from './menu';
 
 interface ChatHeaderProps {
@@ -19,20 +20,12 @@ interface ChatHeaderProps {
 
 export function ChatHeader({ bot, computerOpen, onToggleComputer, onRename, onDelete }: ChatHeaderProps) {
   const t = useT();
-  const { runs, openDrawer } = useShell();
+  const { runs } = useShell();
   const connection = useConnectionState();
   const status = botStatus(runs, bot.id);
   return (
     <header className="chat-header">
-      <button
-        type="button"
-        className="icon-button drawer-toggle"
-        data-testid="drawer-toggle"
-        aria-label={t.openMenu}
-        onClick={openDrawer}
-      >
-        ☰
-      </button>
+      <DrawerToggle />
       <Blobatar seed={bot.avatarSeed} size={40} status={status.kind} />
       <div className="chat-header-text">
         <h1 className="chat-title" data-testid="agent-title">
