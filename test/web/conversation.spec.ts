@@ -163,6 +163,32 @@ describe('the web app in a real browser', () => {
     }
   }, 90_000);
 
+  it('works at phone width: the agents sit in a drawer, and a chat goes back and forth', async () => {
+    const user = await signUp(harness.service.app.url);
+    await harness.service.call(user, 'POST', `/api/workspaces/${user.workspaceId}/bots`, { name: 'Pocket' });
+    const { context, page } = await harness.newPage({ cookie: user.cookie, viewport: { width: 390, height: 844 } });
+    try {
+      await page.goto('/');
+      // The sidebar is out of the way until asked for; nothing is wider than the phone.
+      const agent = page.getByTestId('agent-item').filter({ hasText: 'Pocket' });
+      expect(await agent.isVisible()).toBe(false);
+      await page.getByTestId('drawer-toggle').click();
+      await agent.click();
+      await page.waitForURL('**/agents/**');
+      await page.getByTestId('composer').fill('Say hi');
+      await page.getByTestId('composer').press('Enter');
+      await page
+        .locator('[data-testid="message"][data-role="assistant"]')
+        .filter({ hasText: 'I cannot do "Say hi".' })
+        .waitFor({ timeout: 15_000 });
+      // The drawer closed once it had done its job, and the chat fits the screen.
+      expect(await agent.isVisible()).toBe(false);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+
   it("keeps a member out of the admin dashboard and out of another workspace's agent", async () => {
     const owner = await signUp(harness.service.app.url);
     const bot = await fetch(new URL(`/api/workspaces/${owner.workspaceId}/bots`, harness.service.app.url), {
