@@ -38,6 +38,7 @@ function bodies(bob: TestUser): Record<string, Body> {
     'POST /api/bots/:botId/computer/boot': null,
     'POST /api/bots/:botId/computer/heartbeat': null,
     'POST /api/bots/:botId/computer/release': null,
+    'POST /api/bots/:botId/computer/type': { text: 'hello' },
     'POST /api/bots/:botId/computer/stop': null,
     'POST /api/bots/:botId/computer/suspend': null,
     'POST /api/bots/:botId/computer/takeover': null,

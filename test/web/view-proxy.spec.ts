@@ -122,6 +122,10 @@ describe('the /view proxy of the web server', () => {
   });
 
   it('stops the input of a driving connection once its control ends elsewhere, though the page never asks', async () => {
+    // Typing for a person (what VNC cannot type) needs the hold too.
+    const typeFor = async () =>
+      (await harness.service.raw(owner, 'POST', `/api/bots/${botId}/computer/type`, { text: '你好' })).status;
+    expect(await typeFor()).toBe(403);
     await harness.service.call(owner, 'POST', `/api/bots/${botId}/computer/takeover`);
     const issued = await harness.service.call<{ ticket: string }>(owner, 'POST', `/api/bots/${botId}/computer/viewer-ticket`, {
       mode: 'control',
@@ -142,6 +146,7 @@ describe('the /view proxy of the web server', () => {
       expect(await landed(101, 102)).toBe(true);
       // Handed back through the API (another tab, the lease lapsing, an admin): this connection sends no /watch.
       await harness.service.call(owner, 'POST', `/api/bots/${botId}/computer/release`);
+      expect(await typeFor()).toBe(403);
       // The proxy checks every second: the input is shut within a few, not at the end of the 30 s control window.
       const released = Date.now();
       let x = 200;

@@ -87,6 +87,10 @@ function fakeServer(initial: ComputerState) {
     watch: async (connectionId) => {
       server.calls.push(`watch:${connectionId}`);
     },
+    type: async (_botId, text) => {
+      server.calls.push(`type:${text}`);
+      return { via: 'browser' };
+    },
   };
   return { server, api, computer, view };
 }
@@ -198,6 +202,12 @@ describe('ComputerSession', () => {
     expect(env.sent.at(-1)).toEqual({ type: 'paste', text: 'hello' });
     expect(env.session.openKeyboard()).toBe(true);
     expect(env.sent.at(-1)).toEqual({ type: 'keyboard' });
+    // What VNC cannot type, the frame asks the API to: typed, then answered so the frame's typing goes on.
+    env.server.calls.length = 0;
+    env.session.frameMessage({ type: 'type', id: 7, text: '你好' });
+    await jest.advanceTimersByTimeAsync(0);
+    expect(env.server.calls).toEqual(['type:你好']);
+    expect(env.sent.at(-1)).toEqual({ type: 'typed', id: 7 });
 
     env.server.calls.length = 0;
     await env.session.handBack();

@@ -40,6 +40,8 @@ export interface ComputerApi {
   release(botId: string): Promise<TakeoverResponse>;
   control(connectionId: string, ticket: string): Promise<void>;
   watch(connectionId: string): Promise<void>;
+  /** Types text for the person holding the screen (what VNC cannot type: Chinese and the like). */
+  type(botId: string, text: string): Promise<unknown>;
 }
 
 export interface ComputerSessionOptions {
@@ -208,8 +210,23 @@ export class ComputerSession {
       case 'disconnected':
         this.connectionLost();
         return;
+      case 'type':
+        void this.typeForFrame(message.id, message.text);
+        return;
       default:
         return;
+    }
+  }
+
+  /** The frame's `type` request: typed through the API while this person drives, then always answered. */
+  private async typeForFrame(id: number, text: string): Promise<void> {
+    try {
+      if (this.conn?.granted) await this.options.api.type(this.options.botId, text);
+    } catch (error) {
+      this.actionError = error;
+      this.emit();
+    } finally {
+      this.send?.({ type: 'typed', id });
     }
   }
 

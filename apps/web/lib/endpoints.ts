@@ -18,6 +18,7 @@ import type {
   RunView,
   SessionView,
   SignupRequest,
+  PersonTypeResponse,
   TakeoverResponse,
   UpdateAdminUserRequest,
   UpdateBotRequest,
@@ -76,6 +77,9 @@ export const computers = {
     apiRequest<ViewerTicketResponse>(`/api/bots/${id(botId)}/computer/viewer-ticket`, { method: 'POST', body: { mode } }),
   takeover: (botId: string) => apiRequest<TakeoverResponse>(`/api/bots/${id(botId)}/computer/takeover`, { method: 'POST' }),
   release: (botId: string) => apiRequest<TakeoverResponse>(`/api/bots/${id(botId)}/computer/release`, { method: 'POST' }),
+  /** Only while the caller holds control (FORBIDDEN otherwise): into the focused browser tab, or as keys. */
+  type: (botId: string, text: string) =>
+    apiRequest<PersonTypeResponse>(`/api/bots/${id(botId)}/computer/type`, { method: 'POST', body: { text } }),
 };
 
 /**

@@ -16,6 +16,7 @@ const api: ComputerApi = {
   release: computers.release,
   control: views.control,
   watch: views.watch,
+  type: computers.type,
 };
 
 /** Before the session exists (the first render): nothing known yet. */

@@ -9,6 +9,7 @@
  *                            connection starts view-only, and one already open is dropped without a word
  * - view-only { viewOnly }   let noVNC send keyboard and pointer input, or stop it (no reconnect)
  * - paste { text }           type text into the desktop's focused field (Latin-1 text also goes on its clipboard)
+ * - typed { id }             the `type` request `id` is done (typed or failed): later typing may go on
  * - keyboard                 focus a hidden text field whose typing goes to the desktop, so a phone opens its
  *                            on-screen keyboard (noVNC's canvas never does); nothing gets through while view-only
  * - disconnect               close the connection (not reported back: the panel asked)
@@ -19,6 +20,8 @@
  * - frame                    once per connection, when the screen first shows something other than black
  * - disconnected { clean }   the connection ended on its own (the desktop went away, the network dropped)
  * - clipboard { text }       the desktop's clipboard changed
+ * - type { id, text }        type this (not Latin-1) for the person through the API, then answer `typed`:
+ *                            x11vnc cannot type more than a handful of characters its keyboard lacks
  */
 
 export const VNC_SOURCE = 'lazyboy-vnc';
@@ -28,6 +31,7 @@ export type PanelToVnc =
   | { type: 'view-only'; viewOnly: boolean }
   | { type: 'paste'; text: string }
   | { type: 'keyboard' }
+  | { type: 'typed'; id: number }
   | { type: 'disconnect' };
 
 export type VncToPanel =
@@ -35,7 +39,8 @@ export type VncToPanel =
   | { type: 'connected' }
   | { type: 'frame' }
   | { type: 'disconnected'; clean: boolean }
-  | { type: 'clipboard'; text: string };
+  | { type: 'clipboard'; text: string }
+  | { type: 'type'; id: number; text: string };
 
 /** A message as it travels: tagged, so other postMessage traffic on the window is never mistaken for ours. */
 export type Tagged<M> = M & { source: typeof VNC_SOURCE };
@@ -60,6 +65,10 @@ export function parseVncMessage(data: unknown): VncToPanel | null {
       return { type: 'disconnected', clean: data.clean === true };
     case 'clipboard':
       return typeof data.text === 'string' ? { type: 'clipboard', text: data.text } : null;
+    case 'type':
+      return typeof data.text === 'string' && Number.isSafeInteger(data.id)
+        ? { type: 'type', id: data.id as number, text: data.text }
+        : null;
     default:
       return null;
   }

@@ -11,6 +11,10 @@ const COUNTER_PAGE = `<!doctype html><title>Counter</title>
 <p id="echo"></p>
 <a href="/second">Second page</a>`;
 const SECOND_PAGE = '<!doctype html><title>Second</title><p>the second page</p>';
+const TYPE_PAGE = '<!doctype html><title>Type</title><textarea id="t" autofocus></textarea>';
+/** Sixty different characters: far more than x11vnc's spare keys could type. */
+const CHINESE =
+  '的一是不了人我在有他這中大來上國個到說們為子和你地出道也時年得就那要下以生會自著去之過家學對可她裡後小麼心多天而能好都然沒日';
 
 type Action = Answer<BrowserActionResponse>;
 type Failure = Answer<WorkerErrorBody>;
@@ -37,7 +41,7 @@ describe('worker control API (real Xvfb, Chromium over CDP)', () => {
   const clicks = async (fence: number) => /clicks: (\d+)/.exec((await act('observe', { fence })).body.observation)?.[1];
 
   beforeAll(async () => {
-    site = await startSite({ '/': COUNTER_PAGE, '/second': SECOND_PAGE });
+    site = await startSite({ '/': COUNTER_PAGE, '/second': SECOND_PAGE, '/type': TYPE_PAGE });
     await worker.start();
   });
 
@@ -234,6 +238,25 @@ describe('worker control API (real Xvfb, Chromium over CDP)', () => {
     const seen = await act('observe', { fence: 3 });
     expect(seen.status).toBe(200);
     expect(seen.body.observation).toContain('clicks: 3');
+  });
+
+  it("types a person's text, Chinese included, into the focused tab while they hold the screen, and only then", async () => {
+    expect((await act('navigate', { fence: 3, url: `${site.url}/type` })).status).toBe(200);
+    const text = `${CHINESE}\n第二行 ok`;
+    const beforeTakeover = (await worker.post('/screens/type', { slot: 0, fence: 2, text })) as Failure;
+    expect([beforeTakeover.status, beforeTakeover.body.error.code]).toEqual([409, 'STALE_FENCE']);
+    await worker.post('/screens/control', { slot: 0, holder: 'user', fence: 5 });
+    const olderHold = (await worker.post('/screens/type', { slot: 0, fence: 4, text })) as Failure;
+    expect([olderHold.status, olderHold.body.error.code]).toEqual([409, 'STALE_FENCE']);
+
+    expect(await worker.post('/screens/type', { slot: 0, fence: 5, text })).toEqual({
+      status: 200,
+      body: { slot: 0, via: 'browser' },
+    });
+
+    await worker.post('/screens/control', { slot: 0, holder: 'agent', fence: 6 });
+    const value = await act('eval', { fence: 3, expression: "document.getElementById('t').value" });
+    expect(value.body.result).toEqual({ value: text });
   });
 
   it('stops a screen; browser calls then say it is not running', async () => {

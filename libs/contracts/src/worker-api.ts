@@ -82,6 +82,27 @@ export type ControlChangeRequest = z.infer<typeof controlChangeRequestSchema>;
 export const controlChangeResponseSchema = z.object({ slot: slotSchema, control: screenControlStateSchema });
 export type ControlChangeResponse = z.infer<typeof controlChangeResponseSchema>;
 
+/** The most text one person-typing call carries (a paste; the page splits nothing). */
+export const PERSON_TYPE_MAX = 10_000;
+
+/**
+ * Text a person who holds the screen types (their paste, their phone keyboard's Chinese): `fence` is their
+ * control fence. Into the focused browser tab it is inserted over CDP, anywhere else typed with xdotool:
+ * x11vnc cannot type characters the keyboard lacks beyond a handful of spare keys.
+ */
+export const screenTypeRequestSchema = z.strictObject({
+  slot: slotSchema,
+  fence: fenceSchema,
+  text: z.string().min(1).max(PERSON_TYPE_MAX),
+});
+export type ScreenTypeRequest = z.infer<typeof screenTypeRequestSchema>;
+
+/** How the text went in: inserted into the focused browser tab, or typed as keys into another window. */
+export const typedViaSchema = z.enum(['browser', 'keys']);
+export type TypedVia = z.infer<typeof typedViaSchema>;
+export const screenTypeResponseSchema = z.object({ slot: slotSchema, via: typedViaSchema });
+export type ScreenTypeResponse = z.infer<typeof screenTypeResponseSchema>;
+
 // ------------------------------------------------------------------------------------------- browser
 
 const elementSchema = z.number().int().min(1).max(100_000);

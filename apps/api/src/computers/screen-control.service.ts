@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { ScreenView } from '@lazyboy/contracts';
+import { screenTypeResponseSchema, type ScreenView, type TypedVia } from '@lazyboy/contracts';
 import { AuditService } from '../audit/audit.service.js';
-import { conflict } from '../common/api-error.js';
+import { conflict, forbidden } from '../common/api-error.js';
 import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
 import type { ComputerScreen } from '../persistence/generated/client.js';
 import { screenView } from './computer-view.js';
@@ -100,6 +100,27 @@ export class ScreenControlService {
     if (!released) return null;
     await this.afterRelease(bot.workspaceId, released, userId, audit.reason ?? 'released', audit.ip ?? null);
     return change(released.computerId, released);
+  }
+
+  /**
+   * Types text for the person holding the bot's screen: their paste, their phone keyboard's Chinese. Sent
+   * to the worker with their control fence, so it lands only while that hold lasts.
+   */
+  async typeForPerson(botId: string, userId: string, text: string): Promise<TypedVia> {
+    const bot = await this.computers.bot(botId);
+    const computer = await this.repo.computerForBot(bot);
+    const screen = computer?.screens.find((s) => s.botId === bot.id);
+    if (!computer || !screen || !holdsControl(screen, userId)) throw forbidden('take control of the screen first');
+    const binding = this.computers.bindingOf(computer);
+    if (!binding || computer.state !== 'running')
+      throw conflict('computer_not_running', 'the computer is not running; wake it first');
+    const answer = await new WorkerClient(binding.endpoint).post(
+      '/screens/type',
+      { slot: screen.slot, fence: Number(screen.controlFence), text },
+      // Typing outside the browser goes key by key.
+      { timeoutMs: 30_000 + [...text].length * 60 },
+    );
+    return screenTypeResponseSchema.parse(answer).via;
   }
 
   /**

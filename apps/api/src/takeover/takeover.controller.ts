@@ -1,9 +1,16 @@
-import { Controller, Post, Req } from '@nestjs/common';
-import { takeoverResponseSchema, type TakeoverResponse } from '@lazyboy/contracts';
+import { Controller, HttpCode, Post, Req } from '@nestjs/common';
+import {
+  personTypeRequestSchema,
+  personTypeResponseSchema,
+  takeoverResponseSchema,
+  type PersonTypeRequest,
+  type PersonTypeResponse,
+  type TakeoverResponse,
+} from '@lazyboy/contracts';
 import type { Request } from 'express';
 import { CurrentPrincipal, type Principal } from '../auth/principal.js';
 import { ApiRoute } from '../common/route-docs.js';
-import { IdParam } from '../common/zod-params.js';
+import { IdParam, ZodBody } from '../common/zod-params.js';
 import { TakeoverService } from './takeover.service.js';
 
 @Controller('api/bots/:botId/computer')
@@ -36,5 +43,20 @@ export class TakeoverController {
     @Req() req: Request,
   ): Promise<TakeoverResponse> {
     return this.takeover.release(principal, botId, req.ip ?? null);
+  }
+
+  @Post('type')
+  @HttpCode(200)
+  @ApiRoute({
+    summary: 'Type text into the screen you hold (a paste, Chinese included): into the focused browser tab, or as keys',
+    response: personTypeResponseSchema,
+    tag: 'computers',
+  })
+  type(
+    @CurrentPrincipal() principal: Principal,
+    @IdParam('botId') botId: string,
+    @ZodBody(personTypeRequestSchema) body: PersonTypeRequest,
+  ): Promise<PersonTypeResponse> {
+    return this.takeover.type(principal, botId, body.text);
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { TakeoverResponse } from '@lazyboy/contracts';
+import type { PersonTypeResponse, TakeoverResponse } from '@lazyboy/contracts';
 import type { Principal } from '../auth/principal.js';
 import { ComputersService } from '../computers/computers.service.js';
 import { ScreenControlService } from '../computers/screen-control.service.js';
@@ -42,5 +42,11 @@ export class TakeoverService {
       ? await this.runsRepository.findVisible(principal, parked.id)
       : await this.runsRepository.activeRunOfBot(bot.id);
     return { screen, run: run ? toRunView(run) : null };
+  }
+
+  /** The person holding the agent's screen types into it; refused (403) to anyone else. */
+  async type(principal: Principal, botId: string, text: string): Promise<PersonTypeResponse> {
+    const bot = await this.computers.visibleBot(principal, botId);
+    return { via: await this.control.typeForPerson(bot.id, principal.userId, text) };
   }
 }

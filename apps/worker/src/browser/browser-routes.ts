@@ -64,7 +64,7 @@ export function addBrowserRoutes(router: Router, ctx: WorkerContext): void {
 }
 
 /** The slot's CDP URL if its screen is up; otherwise the reason the browser cannot be used. */
-function runningCdpUrl(ctx: WorkerContext, slot: number): string {
+export function runningCdpUrl(ctx: WorkerContext, slot: number): string {
   // A frozen Chromium would leave the call hanging until the wake, so refuse at once.
   if (ctx.displays.isSuspended) {
     throw new WorkerHttpError('COMPUTER_UNAVAILABLE', `computer ${ctx.computerId} is suspended; wake it first`);

@@ -6,6 +6,8 @@ import type { BrowserTab } from '@lazyboy/contracts';
 import { WorkerHttpError } from '../http/errors.js';
 
 const CONNECT_TIMEOUT_MS = 10_000;
+/** A tab busy with a script does not hold up the search for the focused one for longer. */
+const FOCUS_PROBE_MS = 1_000;
 
 /**
  * One slot's Chromium, reached over CDP. Connected once and reused; `close()` only disconnects (the
@@ -79,6 +81,19 @@ export class BrowserSession {
         active: page === active,
       })),
     );
+  }
+
+  /** The tab that has the keyboard focus, if the browser window has it (document.hasFocus). */
+  async focusedPage(): Promise<Page | undefined> {
+    for (const page of this.openPages()) {
+      const focused = await Promise.race([
+        // A string: the worker is compiled without the DOM's types.
+        page.evaluate<boolean>('document.hasFocus()').catch(() => false),
+        new Promise<false>((resolve) => setTimeout(() => resolve(false), FOCUS_PROBE_MS)),
+      ]);
+      if (focused) return page;
+    }
+    return undefined;
   }
 
   /** Makes tab `index` the active one and brings it to the front, so the person watching sees it too. */

@@ -69,6 +69,18 @@ export class ScreenFences {
     return { ...(this.slots.get(slot)?.control ?? { holder: 'agent', fence: 0 }) };
   }
 
+  /** A person's own input: only while they hold the screen, with the control fence of that hold. */
+  assertPersonHolds(slot: number, fence: number): void {
+    const control = this.control(slot);
+    if (control.holder !== 'user' || control.fence !== fence) {
+      throw new WorkerHttpError(
+        'STALE_FENCE',
+        `control fence ${fence} of slot ${slot} is not a person's current hold (holder ${control.holder}, fence ${control.fence}); nothing typed`,
+        { slot, fence, newestFence: control.fence, holder: control.holder, lease: 'control' },
+      );
+    }
+  }
+
   /** Agent actions stop at the boundary of a call while a person holds the screen. */
   assertAgentMayAct(slot: number, action: string): void {
     const control = this.control(slot);

@@ -1,5 +1,6 @@
 import {
   controlChangeRequestSchema,
+  screenTypeRequestSchema,
   screenEnsureRequestSchema,
   screenStopRequestSchema,
   type ComputerStateResponse,
@@ -12,6 +13,7 @@ import { readJsonBody, validate } from '../http/json-body.js';
 import type { Router } from '../http/router.js';
 import type { WorkerContext } from '../worker-context.js';
 import { fromDesktopError } from './desktop-errors.js';
+import { typeForPerson } from './person-typing.js';
 
 export function addScreenRoutes(router: Router, ctx: WorkerContext): void {
   const { displays, fences } = ctx;
@@ -65,6 +67,13 @@ export function addScreenRoutes(router: Router, ctx: WorkerContext): void {
     const { slot, holder, fence } = validate(controlChangeRequestSchema, await readJsonBody(req));
     const body: ControlChangeResponse = { slot, control: fences.setControl(slot, holder, fence) };
     return { status: 200, body };
+  });
+
+  /** A person's typing, while they hold the screen (their control fence); never queued behind the agent. */
+  router.add('POST', '/screens/type', async ({ req }) => {
+    const { slot, fence, text } = validate(screenTypeRequestSchema, await readJsonBody(req));
+    fences.assertPersonHolds(slot, fence);
+    return { status: 200, body: await typeForPerson(ctx, slot, text) };
   });
 
   router.add('POST', '/computer/suspend', async ({ req }) => {

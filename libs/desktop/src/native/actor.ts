@@ -230,8 +230,26 @@ export class NativeActor {
     return window;
   }
 
+  /** The window with the keyboard focus, browser or not (undefined when none has it). */
+  async focusedWindow(slot: number): Promise<NativeWindow | undefined> {
+    return (await this.windows(slot)).find((w) => w.active);
+  }
+
+  /**
+   * Types for a person who holds the screen, into whatever has the focus. Unlike the agent's typing this
+   * may go to the browser: the person chose where. (Text the browser has the focus for is better inserted
+   * over CDP: see the worker's person typing.)
+   */
+  async typeForPerson(slot: number, text: string): Promise<void> {
+    const characters = [...text];
+    for (let i = 0; i < characters.length; i += MAX_TEXT) {
+      const part = characters.slice(i, i + MAX_TEXT).join('');
+      await this.xdotool(slot, ['type', '--delay', TYPE_DELAY_MS, '--', part], 20_000 + part.length * 60);
+    }
+  }
+
   private async activeWindow(slot: number): Promise<NativeWindow | undefined> {
-    const window = (await this.windows(slot)).find((w) => w.active);
+    const window = await this.focusedWindow(slot);
     if (window?.browser) throw new BrowserWindowError(`the focused window is the browser: ${BROWSER_HINT}`);
     return window;
   }
