@@ -4,10 +4,12 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { repoRoot } from '@lazyboy/localstack';
 import type { ReceivedRequest, Turn } from '@lazyboy/model';
 import { signUp } from '../apps/api/src/testing/test-users.js';
+import { apiCaller } from '../test/support/api-call.js';
+import { addSessionCookie, launchChromium } from '../test/support/browser.js';
 import { startProductStack, type ProductStack } from './stack-processes.js';
 
 const OUT = path.join(repoRoot, 'docs/screenshots');
@@ -68,15 +70,7 @@ try {
     workspaces: { id: string }[];
   };
   const workspaceId = me.workspaces[0]!.id;
-  const call = async <T>(method: string, route: string, body?: unknown): Promise<T> => {
-    const res = await fetch(new URL(route, api.url), {
-      method,
-      headers: { cookie, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    if (!res.ok) throw new Error(`${method} ${route} answered ${res.status}: ${await res.text()}`);
-    return (await res.json()) as T;
-  };
+  const call = apiCaller(api.url, cookie);
   const agents = [];
   for (const [name, seed] of [
     ['小助手', 'helper'],
@@ -97,14 +91,11 @@ try {
   }
   await call('POST', `/api/bots/${agents[0]!.id}/computer/boot`);
 
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', chromiumSandbox: process.getuid?.() !== 0 });
+  browser = await launchChromium();
   const chromiumBrowser = browser;
   const context = async (viewport: { width: number; height: number }, signedIn: boolean): Promise<BrowserContext> => {
     const ctx = await chromiumBrowser.newContext({ baseURL: web.url, viewport, locale: 'zh-TW', deviceScaleFactor: 1 });
-    if (signedIn) {
-      const [name, ...value] = cookie.split('=');
-      await ctx.addCookies([{ name: name!, value: value.join('='), url: web.url }]);
-    }
+    if (signedIn) await addSessionCookie(ctx, cookie, web.url);
     return ctx;
   };
   const desktop = { width: 1440, height: 900 };

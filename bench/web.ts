@@ -9,10 +9,12 @@
 // Targets: medians ≤ 1.5 s and ≤ 100 ms. Run with `npm run bench:web` (it builds what it needs).
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { tail } from '@lazyboy/localstack';
 import type { ReceivedRequest, Turn } from '@lazyboy/model';
 import { signUp } from '../apps/api/src/testing/test-users.js';
+import { apiCaller } from '../test/support/api-call.js';
+import { addSessionCookie, launchChromium } from '../test/support/browser.js';
 import { startProductStack, type ProductStack } from './stack-processes.js';
 import { median, percentile } from './stats.js';
 
@@ -35,27 +37,14 @@ try {
   stack = await startProductStack({ prefix: 'lazyboy-bench-web-', database: DATABASE, script });
   const { api, web } = stack;
   const user = await signUp(api.url);
-  const call = async <T>(method: string, route: string, body?: unknown): Promise<T> => {
-    const res = await fetch(new URL(route, api.url), {
-      method,
-      headers: { cookie: user.cookie, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    if (!res.ok) throw new Error(`${method} ${route} answered ${res.status}: ${await res.text()}`);
-    return (await res.json()) as T;
-  };
+  const call = apiCaller(api.url, user.cookie);
   const bot = await call<{ id: string }>('POST', `/api/workspaces/${user.workspaceId}/bots`, { name: 'Bench' });
   const session = await call<{ id: string }>('POST', `/api/bots/${bot.id}/sessions`, { title: 'Bench' });
   await call('POST', `/api/bots/${bot.id}/computer/boot`);
 
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    chromiumSandbox: process.getuid?.() !== 0,
-    args: ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
+  browser = await launchChromium();
   const context = await browser.newContext({ baseURL: web.url, viewport: { width: 1400, height: 900 } });
-  const [name, ...value] = user.cookie.split('=');
-  await context.addCookies([{ name: name!, value: value.join('='), url: web.url }]);
+  await addSessionCookie(context, user.cookie, web.url);
   const page = await context.newPage();
   await page.goto(`/agents/${bot.id}?session=${session.id}`);
   await page.getByTestId('composer').waitFor();

@@ -75,11 +75,23 @@ describe('the web app in a real browser', () => {
       await composer.press('Shift+Enter');
       await composer.pressSequentially('tomorrow?');
       expect(await composer.inputValue()).toBe('What is the weather\ntomorrow?');
+      // The API's answer to the post is held back until the page has shown the message.
+      let letThrough: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => (letThrough = resolve));
+      let posted: Promise<void> = Promise.resolve();
+      await page.route('**/api/sessions/*/messages', async (route) => {
+        if (route.request().method() !== 'POST') return route.continue();
+        posted = held.then(() => route.continue());
+        await posted;
+      });
       await composer.press('Enter');
 
-      // Optimistic: the message is there before the API answers, and the composer is empty again.
-      await page.getByTestId('message').filter({ hasText: 'tomorrow?' }).waitFor({ timeout: 2_000 });
+      // Optimistic: the message is there, marked as sending, before the API answers; the composer is empty again.
+      await page.locator('[data-testid="message"][data-state="sending"]').filter({ hasText: 'tomorrow?' }).waitFor();
       expect(await composer.inputValue()).toBe('');
+      letThrough();
+      await posted;
+      await page.unroute('**/api/sessions/*/messages');
       // The agent works: status and progress arrive over the websocket, then the answer.
       await page.locator('[data-testid="agent-status"][data-status="thinking"]').first().waitFor({ timeout: 10_000 });
       await page.getByTestId('busy-line').waitFor({ timeout: 10_000 });

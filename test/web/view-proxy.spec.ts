@@ -86,7 +86,7 @@ describe('the /view proxy of the web server', () => {
     const first = await openView(harness.webUrl, issued, owner.cookie);
     expect(first).toEqual({ status: 101, firstBytes: 'RFB 003.008\n' });
     // Single use: the same URL again is refused.
-    expect((await openView(harness.webUrl, issued, owner.cookie)).status).toBe(401);
+    expect((await openView(harness.webUrl, issued, owner.cookie)).status).toBe(403);
   });
 
   it('refuses a view without a sign-in, or with the ticket of someone else', async () => {
@@ -111,14 +111,31 @@ describe('the /view proxy of the web server', () => {
     expect(res.status).toBe(403);
   });
 
-  it('refuses a control switch without a control ticket', async () => {
-    const res = await fetch(`${harness.webUrl}/view/${connectionId()}/control`, {
-      method: 'POST',
-      headers: { cookie: owner.cookie, 'content-type': 'application/json' },
-      body: JSON.stringify({ ticket: 'x'.repeat(40) }),
-    });
-    expect(res.status).toBe(404);
-    expect(await res.json()).toMatchObject({ error: { code: 'NOT_FOUND' } });
+  it('refuses to switch a connection to control without a control ticket', async () => {
+    const id = connectionId();
+    const view = await ticket(owner, botId);
+    const client = await RfbClient.connect(`${harness.webUrl.replace('http', 'ws')}/view/${view.ticket}?c=${id}`, owner.cookie);
+    try {
+      const switchTo = (connection: string, withTicket: string) =>
+        fetch(`${harness.webUrl}/view/${connection}/control`, {
+          method: 'POST',
+          headers: { cookie: owner.cookie, 'content-type': 'application/json' },
+          body: JSON.stringify({ ticket: withTicket }),
+        });
+      // A ticket to watch is no ticket to drive; a made-up one is refused by the API; neither signs the page out.
+      const watchTicket = await switchTo(id, (await ticket(owner, botId)).ticket);
+      expect([watchTicket.status, ((await watchTicket.json()) as { error: { message: string } }).error.message]).toEqual([
+        403,
+        'take control of the screen first',
+      ]);
+      expect((await switchTo(id, 'x'.repeat(40))).status).toBe(403);
+      // Another connection id is nobody's.
+      const unknown = await switchTo(connectionId(), 'x'.repeat(40));
+      expect(unknown.status).toBe(404);
+      expect(await unknown.json()).toMatchObject({ error: { code: 'NOT_FOUND' } });
+    } finally {
+      client.close();
+    }
   });
 
   it('stops the input of a driving connection once its control ends elsewhere, though the page never asks', async () => {

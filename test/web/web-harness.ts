@@ -1,11 +1,12 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Script } from '@lazyboy/model';
 import { ManagedProcess, findFreePort, repoRoot, waitForHttp } from '@lazyboy/localstack';
 import { TEST_INTERNAL_SECRET } from '../../apps/api/src/testing/test-config.js';
 import { ServiceHarness } from '../service/service-harness.js';
+import { addSessionCookie, launchChromium } from '../support/browser.js';
 
 const WEB_SERVER = path.join(repoRoot, 'apps/web/dist/server/main.js');
 const WEB_BUILD = path.join(repoRoot, 'apps/web/.next/BUILD_ID');
@@ -49,18 +50,7 @@ export class WebHarness {
     });
     this.webUrl = `http://127.0.0.1:${port}`;
     await waitForHttp(this.web, new URL('/healthz', this.webUrl).toString(), this.logFile);
-    this.browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      // Root cannot use Chromium's sandbox.
-      chromiumSandbox: process.getuid?.() !== 0,
-      args: [
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--no-first-run',
-        '--disable-quic',
-      ],
-    });
+    this.browser = await launchChromium();
   }
 
   /**
@@ -77,10 +67,7 @@ export class WebHarness {
       viewport: options.viewport ?? { width: 1280, height: 800 },
       ...(options.permissions ? { permissions: options.permissions } : {}),
     });
-    if (options.cookie) {
-      const [name, ...value] = options.cookie.split('=');
-      await context.addCookies([{ name: name!, value: value.join('='), url: this.webUrl }]);
-    }
+    if (options.cookie) await addSessionCookie(context, options.cookie, this.webUrl);
     return { context, page: await context.newPage() };
   }
 

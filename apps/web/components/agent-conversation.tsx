@@ -6,7 +6,7 @@ import { useRouter, useSearchParams } from 'next/navigation';
 import type { BotView, SessionView } from '@lazyboy/contracts';
 import { fill } from '../locales';
 import { isAbort } from '../lib/api';
-import { bots as botsApi, sessions as sessionsApi } from '../lib/endpoints';
+import { bots as botsApi, computers, sessions as sessionsApi } from '../lib/endpoints';
 import { errorText } from '../lib/error-text';
 import { useT } from '../lib/i18n';
 import { useShell } from '../lib/shell-context';
@@ -136,7 +136,7 @@ function AgentChats({ bot }: { bot: BotView }) {
   /** The open panel stops its input at the view proxy before the release; without it, the release alone does. */
   async function handBack() {
     if (computerPanel.current) await computerPanel.current.handBack();
-    else await botsApi.releaseComputer(bot.id);
+    else await computers.release(bot.id);
   }
 
   function openDialog(next: Dialog) {

@@ -16,10 +16,7 @@ import { rememberWorkspace, rememberedWorkspace } from '../lib/workspace-choice'
 import { ErrorBanner } from './error-banner';
 import { Sidebar } from './sidebar';
 
-type RunsAction =
-  | { type: 'update'; run: RunView; from: RunSource }
-  | { type: 'snapshot'; runs: RunView[]; requestedAt: number }
-  | { type: 'reset' };
+type RunsAction = { type: 'update'; run: RunView; from: RunSource } | { type: 'snapshot'; runs: RunView[]; requestedAt: number };
 
 function runsReducer(state: RunsState, action: RunsAction): RunsState {
   switch (action.type) {
@@ -27,8 +24,6 @@ function runsReducer(state: RunsState, action: RunsAction): RunsState {
       return applyRunUpdate(state, action.run, { from: action.from });
     case 'snapshot':
       return applyRunSnapshot(state, action.runs, action.requestedAt);
-    case 'reset':
-      return EMPTY_RUNS;
   }
 }
 

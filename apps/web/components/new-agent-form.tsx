@@ -6,12 +6,9 @@ import type { ComputerMode } from '@lazyboy/contracts';
 import { bots as botsApi } from '../lib/endpoints';
 import { errorText } from '../lib/error-text';
 import { useT } from '../lib/i18n';
+import { randomToken } from '../lib/random-token';
 import { useShell } from '../lib/shell-context';
 import { Blobatar } from './blobatar';
-
-function randomSeed(): string {
-  return Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, '0')).join('');
-}
 
 /** "New agent": a button that opens a small form (name, computer kind, a face to pick by shuffling). */
 /** `testIdPrefix` keeps the test ids unique when the home page shows a second one beside the sidebar's. */
@@ -32,7 +29,7 @@ export function NewAgentForm({ testIdPrefix = 'new-agent' }: { testIdPrefix?: st
     setOpen(true);
     setName('');
     setError(null);
-    setSeed(randomSeed());
+    setSeed(randomToken(8));
   }
 
   async function submit(event: FormEvent) {
@@ -64,7 +61,7 @@ export function NewAgentForm({ testIdPrefix = 'new-agent' }: { testIdPrefix?: st
     <form className="new-agent-form" data-testid={`${testIdPrefix}-form`} onSubmit={(event) => void submit(event)}>
       <div className="new-agent-face">
         <Blobatar seed={seed || 'new'} size={48} />
-        <button type="button" className="button-link" onClick={() => setSeed(randomSeed())}>
+        <button type="button" className="button-link" onClick={() => setSeed(randomToken(8))}>
           {t.shuffleAvatar}
         </button>
       </div>

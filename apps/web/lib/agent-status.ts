@@ -1,7 +1,6 @@
-import { FINAL_RUN_STATUSES, type BusyStep, type BusyStepKind, type RunStatus, type RunView } from '@lazyboy/contracts';
+import { isFinalRunStatus, type BusyStep, type BusyStepKind, type RunStatus, type RunView } from '@lazyboy/contracts';
 
 // What an agent is doing, as the sidebar, the avatar and the busy line show it, derived from its runs.
-// No relative imports here: the unit test runs this module under the repo's NodeNext Jest setup too.
 
 export type AgentStatusKind = 'idle' | 'queued' | 'thinking' | 'booting' | 'waking' | 'acting' | 'waiting';
 
@@ -14,15 +13,14 @@ export type AgentStatus =
   | { kind: 'acting'; step: BusyStep & { kind: ActingStepKind } }
   | { kind: 'waiting'; on: 'input' | 'takeover' };
 
-const FINAL: ReadonlySet<RunStatus> = new Set(FINAL_RUN_STATUSES);
-
 export function isFinalRun(run: Pick<RunView, 'status'>): boolean {
-  return FINAL.has(run.status);
+  return isFinalRunStatus(run.status);
 }
 
 /** The agent's status from its most relevant run (see pickStatusRun); idle without one. */
 export function agentStatus(run: Pick<RunView, 'status' | 'busyStep'> | null | undefined): AgentStatus {
   if (!run) return { kind: 'idle' };
+  // Every status, so that a new one fails the type check here.
   switch (run.status) {
     case 'completed':
     case 'blocked':

@@ -27,11 +27,6 @@ export class ApiError extends Error {
     this.reason = reason;
     this.details = details;
   }
-
-  /** Nothing came back: the same request may be sent again (message posts carry a nonce for this). */
-  get isNetwork(): boolean {
-    return this.code === 'NETWORK';
-  }
 }
 
 /** Longer than any API request takes (booting a computer is the slowest, a few seconds). */

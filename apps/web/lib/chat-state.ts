@@ -43,7 +43,7 @@ function byTime(a: MessageView, b: MessageView): number {
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
-export function mergeMessages(current: readonly MessageView[], incoming: readonly MessageView[]): MessageView[] {
+function mergeMessages(current: readonly MessageView[], incoming: readonly MessageView[]): MessageView[] {
   const byId = new Map(current.map((m) => [m.id, m]));
   for (const message of incoming) byId.set(message.id, message);
   return [...byId.values()].sort(byTime);

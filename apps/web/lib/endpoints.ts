@@ -59,8 +59,6 @@ export const bots = {
     apiRequest<BotView>(`/api/workspaces/${id(workspaceId)}/bots`, { method: 'POST', body }),
   update: (botId: string, body: UpdateBotRequest) => apiRequest<BotView>(`/api/bots/${id(botId)}`, { method: 'PATCH', body }),
   remove: (botId: string) => apiRequest<void>(`/api/bots/${id(botId)}`, { method: 'DELETE' }),
-  /** Hands the screen back after a takeover; a run parked in waiting_takeover continues. */
-  releaseComputer: (botId: string) => apiRequest<TakeoverResponse>(`/api/bots/${id(botId)}/computer/release`, { method: 'POST' }),
 };
 
 /** An agent's computer: its power, the viewer's heartbeat and tickets, and the control lease (takeover). */
@@ -76,6 +74,7 @@ export const computers = {
   viewerTicket: (botId: string, mode: ViewerTicketRequest['mode']) =>
     apiRequest<ViewerTicketResponse>(`/api/bots/${id(botId)}/computer/viewer-ticket`, { method: 'POST', body: { mode } }),
   takeover: (botId: string) => apiRequest<TakeoverResponse>(`/api/bots/${id(botId)}/computer/takeover`, { method: 'POST' }),
+  /** Hands the screen back after a takeover; a run parked in waiting_takeover continues. */
   release: (botId: string) => apiRequest<TakeoverResponse>(`/api/bots/${id(botId)}/computer/release`, { method: 'POST' }),
   /** Only while the caller holds control (FORBIDDEN otherwise): into the focused browser tab, or as keys. */
   type: (botId: string, text: string) =>

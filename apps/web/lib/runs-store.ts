@@ -1,4 +1,4 @@
-import { FINAL_RUN_STATUSES, type RunStatus, type RunView } from '@lazyboy/contracts';
+import { isFinalRunStatus, type RunView } from '@lazyboy/contracts';
 
 // The workspace's runs that are not over yet, kept from one snapshot (GET …/runs/active) plus the
 // run.updated events that follow. Pure functions: the shell holds the state in a reducer.
@@ -16,8 +16,6 @@ export interface RunsState {
 
 export const EMPTY_RUNS: RunsState = { byId: new Map(), ended: new Set(), version: 0, touched: new Map() };
 
-const FINAL: ReadonlySet<RunStatus> = new Set(FINAL_RUN_STATUSES);
-
 /**
  * Where a single copy of a run comes from. An event is the newest word on it. An answer (to a POST, a
  * cancel) was written when the request was handled, and the socket may have said something later before it
@@ -28,11 +26,11 @@ export type RunSource = 'event' | 'answer';
 
 export function applyRunUpdate(state: RunsState, run: RunView, { from }: { from: RunSource }): RunsState {
   if (state.ended.has(run.id)) return state;
-  if (from === 'answer' && state.byId.has(run.id) && !FINAL.has(run.status)) return state;
+  if (from === 'answer' && state.byId.has(run.id) && !isFinalRunStatus(run.status)) return state;
   const version = state.version + 1;
   const byId = new Map(state.byId);
   const touched = new Map(state.touched).set(run.id, version);
-  if (FINAL.has(run.status)) {
+  if (isFinalRunStatus(run.status)) {
     byId.delete(run.id);
     return { byId, ended: new Set(state.ended).add(run.id), version, touched };
   }
@@ -49,7 +47,7 @@ export function applyRunSnapshot(state: RunsState, snapshot: readonly RunView[],
   const newer = (runId: string) => (state.touched.get(runId) ?? -1) > requestedAt;
   const byId = new Map<string, RunView>();
   for (const run of snapshot) {
-    if (state.ended.has(run.id) || FINAL.has(run.status)) continue;
+    if (state.ended.has(run.id) || isFinalRunStatus(run.status)) continue;
     const current = state.byId.get(run.id);
     byId.set(run.id, newer(run.id) && current ? current : run);
   }

@@ -4,6 +4,7 @@ import { useEffect, useEffectEvent, useRef, useState, useSyncExternalStore } fro
 import { ComputerSession, type ComputerApi, type ComputerSnapshot } from './computer-session';
 import { computers, views } from './endpoints';
 import { useRealtimeEvents, useRealtimeRoom } from './realtime';
+import { useShell } from './shell-context';
 import { newViewConnectionId, viewSocketUrl } from './view-connection-id';
 
 const api: ComputerApi = {
@@ -71,7 +72,9 @@ export function useComputer(botId: string, userId: string, onFirstFrame: () => v
     };
   }, [botId, userId]);
 
-  useRealtimeRoom({ kind: 'bot', id: botId }, (initial) => {
+  // computer.updated reaches the workspace room, which the shell holds anyway: resync after its reconnects.
+  const { workspace } = useShell();
+  useRealtimeRoom({ kind: 'workspace', id: workspace.id }, (initial) => {
     if (!initial) current.current?.resync();
   });
   useRealtimeEvents((event) => {

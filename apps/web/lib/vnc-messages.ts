@@ -19,12 +19,11 @@
  * - connected                the RFB handshake is done
  * - frame                    once per connection, when the screen first shows something other than black
  * - disconnected { clean }   the connection ended on its own (the desktop went away, the network dropped)
- * - clipboard { text }       the desktop's clipboard changed
  * - type { id, text }        type this (not Latin-1) for the person through the API, then answer `typed`:
  *                            x11vnc cannot type more than a handful of characters its keyboard lacks
  */
 
-export const VNC_SOURCE = 'lazyboy-vnc';
+const VNC_SOURCE = 'lazyboy-vnc';
 
 export type PanelToVnc =
   | { type: 'connect'; url: string }
@@ -39,7 +38,6 @@ export type VncToPanel =
   | { type: 'connected' }
   | { type: 'frame' }
   | { type: 'disconnected'; clean: boolean }
-  | { type: 'clipboard'; text: string }
   | { type: 'type'; id: number; text: string };
 
 /** A message as it travels: tagged, so other postMessage traffic on the window is never mistaken for ours. */
@@ -63,8 +61,6 @@ export function parseVncMessage(data: unknown): VncToPanel | null {
       return { type: data.type };
     case 'disconnected':
       return { type: 'disconnected', clean: data.clean === true };
-    case 'clipboard':
-      return typeof data.text === 'string' ? { type: 'clipboard', text: data.text } : null;
     case 'type':
       return typeof data.text === 'string' && Number.isSafeInteger(data.id)
         ? { type: 'type', id: data.id as number, text: data.text }

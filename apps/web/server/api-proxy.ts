@@ -19,7 +19,7 @@ export function isApiPath(url: string | undefined): boolean {
  * API routes for the web server itself, never for browsers: redeeming a viewer ticket answers with the
  * screen's raw VNC address, which only this server's filtered /view proxy may use.
  */
-export function isInternalApiPath(url: string | undefined): boolean {
+function isInternalApiPath(url: string | undefined): boolean {
   // Express matches routes case-insensitively: so must this.
   return url !== undefined && /^\/api\/viewer(\/|\?|$)/i.test(url);
 }

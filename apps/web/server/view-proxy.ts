@@ -31,9 +31,9 @@ import { RfbInputFilter, RfbProtocolError } from './rfb-input-filter.js';
  * Input stays allowed this long after the last control ticket (the page renews every 12 s): the bound for
  * a connection whose control the checks cannot confirm or deny (the API unreachable).
  */
-export const CONTROL_WINDOW_MS = 30_000;
+const CONTROL_WINDOW_MS = 30_000;
 /** How often driving connections are checked against the API: how long input outlives a lease ended elsewhere. */
-export const CONTROL_CHECK_MS = 1_000;
+const CONTROL_CHECK_MS = 1_000;
 
 const UPSTREAM_OPEN_MS = 10_000;
 const MAX_MESSAGE_BYTES = 2 * 1024 * 1024;
@@ -197,12 +197,7 @@ export class ViewProxy {
         connection.watchOnly();
       } else {
         const ticket = await readTicket(req);
-        const { redeemed, userId } = await this.redeemFor(req, ticket).catch((error: unknown) => {
-          // A used or expired ticket is not a lost sign-in: 401 would send the page to the login screen.
-          if (error instanceof ViewError && error.code === 'UNAUTHENTICATED' && error.message.includes('ticket'))
-            throw new ViewError(403, 'FORBIDDEN', error.message);
-          throw error;
-        });
+        const { redeemed, userId } = await this.redeemFor(req, ticket);
         if (userId !== connection.userId) throw new ViewError(404, 'NOT_FOUND', 'no such view connection');
         if (redeemed.screenId !== connection.screenId) throw new ViewError(403, 'FORBIDDEN', 'the ticket is for another screen');
         if (redeemed.viewOnly) throw new ViewError(403, 'FORBIDDEN', 'take control of the screen first');
@@ -343,7 +338,8 @@ export class ViewProxy {
     if (res.ok) return viewerTicketRedeemResponseSchema.parse(body);
     const error = apiErrorBodySchema.safeParse(body).data?.error;
     const message = error?.message ?? `the API answered ${res.status}`;
-    if (res.status === 401) throw new ViewError(401, 'UNAUTHENTICATED', message);
+    // The ticket was refused (used, expired, forged): not a lost sign-in, which 401 would tell the page.
+    if (res.status === 401) throw new ViewError(403, 'FORBIDDEN', message);
     if (res.status === 409) throw new ViewError(409, 'CONFLICT', message, error?.reason);
     throw new ViewError(502, 'NOT_READY', message);
   }

@@ -43,6 +43,11 @@ export const ACTIVE_RUN_STATUSES = [
 ] as const satisfies readonly RunStatus[];
 /** A run in one of these is over and never changes again. */
 export const FINAL_RUN_STATUSES = ['completed', 'blocked', 'failed', 'cancelled'] as const satisfies readonly RunStatus[];
+const FINAL: ReadonlySet<RunStatus> = new Set(FINAL_RUN_STATUSES);
+
+export function isFinalRunStatus(status: RunStatus): boolean {
+  return FINAL.has(status);
+}
 
 export const memorySourceSchema = z.enum(['user', 'agent']);
 export type MemorySource = z.infer<typeof memorySourceSchema>;

@@ -85,6 +85,11 @@ export type ControlChangeResponse = z.infer<typeof controlChangeResponseSchema>;
 /** The most text one person-typing call carries (a paste; the page splits nothing). */
 export const PERSON_TYPE_MAX = 10_000;
 
+/** How long the worker may take to type `text` as keys (xdotool, one key at a time): callers' timeouts. */
+export function typingTimeMs(text: string): number {
+  return 20_000 + [...text].length * 60;
+}
+
 /**
  * Text a person who holds the screen types (their paste, their phone keyboard's Chinese): `fence` is their
  * control fence. Into the focused browser tab it is inserted over CDP, anywhere else typed with xdotool:

@@ -41,10 +41,10 @@ const computerInclude = {
   bot: { select: { name: true } },
 } as const;
 
-/** The instance-wide reads and writes of the admin dashboard: no workspace scoping, on purpose. */
 /** A run with its agent's and workspace's names. */
 export type AdminRunRow = Run & { bot: { name: string }; workspace: { name: string } };
 
+/** The instance-wide reads and writes of the admin dashboard: no workspace scoping, on purpose. */
 @Injectable()
 export class AdminRepository {
   constructor(private readonly prisma: PrismaService) {}

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import {
-  FINAL_RUN_STATUSES,
+  isFinalRunStatus,
   type AdminAuditQuery,
   type AdminComputerListQuery,
   type AdminComputerView,
@@ -13,7 +13,6 @@ import {
   type MemberView,
   type MembershipRole,
   type PageQuery,
-  type RunStatus,
   type RunView,
   type UpdateAdminUserRequest,
 } from '@lazyboy/contracts';
@@ -28,8 +27,6 @@ import { MembershipChanges } from '../tenancy/membership-changes.js';
 import { TenancyRepository } from '../tenancy/tenancy.repository.js';
 import { toAdminComputerView, toAdminUserView, toAdminWorkspaceView, toAuditEntryView } from './admin-views.js';
 import { AdminRepository } from './admin.repository.js';
-
-const FINAL: readonly RunStatus[] = FINAL_RUN_STATUSES;
 
 /**
  * The admin dashboard: every account, workspace, computer and run of the instance. The guard admits
@@ -161,7 +158,7 @@ export class AdminService {
   async stopRun(principal: Principal, runId: string, ip?: string): Promise<RunView> {
     const before = await this.repo.run(runId);
     if (!before) throw notFound('run');
-    if (FINAL.includes(before.status)) throw conflict('run_ended', `the run already ended (${before.status})`);
+    if (isFinalRunStatus(before.status)) throw conflict('run_ended', `the run already ended (${before.status})`);
     const run = await this.runService.stop(runId);
     await this.audit.record({
       workspaceId: run.workspaceId,

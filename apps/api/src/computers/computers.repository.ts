@@ -306,7 +306,6 @@ export class ComputersRepository {
 
   // --------------------------------------------------------------------------------------- control
 
-  /** A person takes control: control fence + 1, whoever held it before. */
   /**
    * Gives a person control (fence + 1) unless another person holds it: from the agent, from themselves
    * (taking it again), or from a lease that ran out. Null when someone else holds it.

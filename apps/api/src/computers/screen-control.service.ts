@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { screenTypeResponseSchema, type ScreenView, type TypedVia } from '@lazyboy/contracts';
+import { screenTypeResponseSchema, typingTimeMs, type ScreenView, type TypedVia } from '@lazyboy/contracts';
 import { AuditService } from '../audit/audit.service.js';
 import { conflict, forbidden } from '../common/api-error.js';
 import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
@@ -16,16 +16,13 @@ export interface ControlChange {
   fence: number;
 }
 
+/** Beyond the worker's own typing time: the call's way there and back. */
+const WORKER_CALL_MARGIN_MS = 10_000;
+
 export interface AuditContext {
   ip?: string | null;
 }
 
-/**
- * The control lease of an agent's screen (takeover): a person takes it (control fence + 1, the worker then
- * refuses the agent's actions with 423 CONTROL_HELD_BY_USER), keeps it with the viewer heartbeat, and hands
- * it back (fence + 1 again). A lease not renewed within LAZYBOY_CONTROL_LEASE_MS is handed back by the
- * idle loop. Callers check that the person may see the bot; runs parking and resuming is the run side's job.
- */
 /**
  * Whether `userId` holds control of the screen at `now`: taken by them, and its lease not lapsed (a lapsed
  * one counts as handed back, before the idle loop releases it, as taking control already treats it).
@@ -42,6 +39,12 @@ export function holdsControl(
   );
 }
 
+/**
+ * The control lease of an agent's screen (takeover): a person takes it (control fence + 1, the worker then
+ * refuses the agent's actions with 423 CONTROL_HELD_BY_USER), keeps it with the viewer heartbeat, and hands
+ * it back (fence + 1 again). A lease not renewed within LAZYBOY_CONTROL_LEASE_MS is handed back by the
+ * idle loop. Callers check that the person may see the bot; runs parking and resuming is the run side's job.
+ */
 @Injectable()
 export class ScreenControlService {
   private readonly logger = new Logger(ScreenControlService.name);
@@ -106,8 +109,7 @@ export class ScreenControlService {
    * Types text for the person holding the bot's screen: their paste, their phone keyboard's Chinese. Sent
    * to the worker with their control fence, so it lands only while that hold lasts.
    */
-  async typeForPerson(botId: string, userId: string, text: string): Promise<TypedVia> {
-    const bot = await this.computers.bot(botId);
+  async typeForPerson(bot: BotRef, userId: string, text: string): Promise<TypedVia> {
     const computer = await this.repo.computerForBot(bot);
     const screen = computer?.screens.find((s) => s.botId === bot.id);
     if (!computer || !screen || !holdsControl(screen, userId)) throw forbidden('take control of the screen first');
@@ -117,8 +119,7 @@ export class ScreenControlService {
     const answer = await new WorkerClient(binding.endpoint).post(
       '/screens/type',
       { slot: screen.slot, fence: Number(screen.controlFence), text },
-      // Typing outside the browser goes key by key.
-      { timeoutMs: 30_000 + [...text].length * 60 },
+      { timeoutMs: WORKER_CALL_MARGIN_MS + typingTimeMs(text) },
     );
     return screenTypeResponseSchema.parse(answer).via;
   }

@@ -115,18 +115,6 @@ export class RunsRepository {
     await this.update(lease, { status: 'queued', leaseOwner: null, leaseExpiresAt: null, busyStep: Prisma.DbNull });
   }
 
-  /** Runs `work` in a transaction that first proves the lease is still ours (and locks the row). */
-  async withLease<T>(lease: RunLease, work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
-    return this.prisma.$transaction(async (tx) => {
-      // Locks the row too: a takeover's claim waits until this write is in (or finds it refused).
-      const count = await tx.$executeRaw`
-        UPDATE "Run" SET "updatedAt" = now()
-        WHERE id = ${lease.runId}::uuid AND "leaseFence" = ${lease.fence} AND status IN ('leased', 'running')`;
-      if (count !== 1) throw new StaleLeaseError(lease.runId);
-      return work(tx);
-    });
-  }
-
   // The executor's frequent writes below are plain SQL: each runs several times per model round, and a
   // statement through Prisma's query compiler costs about four times the CPU (bench/queue).
 

@@ -135,10 +135,12 @@ export class SessionsRepository {
                ${input.clientNonce}, ${input.authorUserId}::uuid, ${runId}::uuid
         WHERE NOT EXISTS (SELECT 1 FROM parked)
         RETURNING "createdAt"
-      ), idle AS (
-        SELECT ${owner}::text IS NOT NULL AND NOT EXISTS (
+      ), ahead AS (
+        SELECT EXISTS (
           SELECT 1 FROM "Run" o WHERE o."botId" = ${session.botId}::uuid AND o.status = ANY(${AHEAD_STATUSES}::"RunStatus"[])
-        ) AS direct
+        ) AS busy
+      ), idle AS (
+        SELECT ${owner}::text IS NOT NULL AND NOT ahead.busy AS direct, ahead.busy FROM ahead
       ), run AS (
         INSERT INTO "Run" (id, "workspaceId", "botId", "sessionId", "triggerMessageId", kind, status, "leaseOwner",
                            "leaseFence", "leaseExpiresAt", "startedAt", "createdAt", "updatedAt")
@@ -156,10 +158,7 @@ export class SessionsRepository {
         UPDATE "Session" SET "lastMessageAt" = m."createdAt", "updatedAt" = now()
         FROM message m WHERE "Session".id = ${session.id}::uuid
       )
-      SELECT run.*, NOT idle.direct AND EXISTS (
-        SELECT 1 FROM "Run" o
-        WHERE o."botId" = ${session.botId}::uuid AND o.status = ANY(${AHEAD_STATUSES}::"RunStatus"[])
-      ) AS "queuedBehindActive"
+      SELECT run.*, idle.busy AS "queuedBehindActive"
       FROM run, idle`;
     const row = rows[0];
     if (!row) return null;

@@ -47,6 +47,6 @@ export class TakeoverService {
   /** The person holding the agent's screen types into it; refused (403) to anyone else. */
   async type(principal: Principal, botId: string, text: string): Promise<PersonTypeResponse> {
     const bot = await this.computers.visibleBot(principal, botId);
-    return { via: await this.control.typeForPerson(bot.id, principal.userId, text) };
+    return { via: await this.control.typeForPerson(bot, principal.userId, text) };
   }
 }

@@ -7,7 +7,7 @@ import { useT } from '../../lib/i18n';
 export type OverlayState = 'booting' | 'waking' | 'connecting' | 'handing-over' | 'offline' | 'error';
 
 /** What the overlay says, or null when the screen is live and nobody is switching control. */
-export function overlayState(snapshot: ComputerSnapshot): OverlayState | null {
+function overlayState(snapshot: ComputerSnapshot): OverlayState | null {
   if (snapshot.switching) return 'handing-over';
   switch (snapshot.stage) {
     case 'live':

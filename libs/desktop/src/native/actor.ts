@@ -1,3 +1,4 @@
+import { typingTimeMs } from '@lazyboy/contracts';
 import { SCREEN_HEIGHT, SCREEN_WIDTH } from '../display/screen.js';
 import {
   BrowserWindowError,
@@ -242,10 +243,7 @@ export class NativeActor {
    */
   async typeForPerson(slot: number, text: string): Promise<void> {
     const characters = [...text];
-    for (let i = 0; i < characters.length; i += MAX_TEXT) {
-      const part = characters.slice(i, i + MAX_TEXT).join('');
-      await this.xdotool(slot, ['type', '--delay', TYPE_DELAY_MS, '--', part], 20_000 + part.length * 60);
-    }
+    for (let i = 0; i < characters.length; i += MAX_TEXT) await this.typeText(slot, characters.slice(i, i + MAX_TEXT).join(''));
   }
 
   private async activeWindow(slot: number): Promise<NativeWindow | undefined> {
@@ -263,8 +261,13 @@ export class NativeActor {
   /** windowfocus --sync first: keystrokes go to the X focus, which must be the target window before typing. */
   private async typeKeys(slot: number, window: NativeWindow | undefined, text: string): Promise<void> {
     if (window?.browser) throw new BrowserWindowError(`typing would go to the browser: ${BROWSER_HINT}`);
-    const focus = window?.xid !== undefined ? ['windowfocus', '--sync', String(window.xid)] : [];
-    await this.xdotool(slot, [...focus, 'type', '--delay', TYPE_DELAY_MS, '--', text], 20_000 + text.length * 60);
+    if (window?.xid !== undefined) await this.xdotool(slot, ['windowfocus', '--sync', String(window.xid)]);
+    await this.typeText(slot, text);
+  }
+
+  /** Into the X focus, one key at a time (xdotool maps what the keyboard lacks onto a spare key). */
+  private async typeText(slot: number, text: string): Promise<void> {
+    await this.xdotool(slot, ['type', '--delay', TYPE_DELAY_MS, '--', text], typingTimeMs(text));
   }
 
   private async sendKeys(slot: number, window: NativeWindow | undefined, chords: string[]): Promise<void> {
