@@ -9,7 +9,6 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { DisplayManager, findFreeDisplayBase, NumberedPage } from '@lazyboy/desktop';
-import { chromium } from 'playwright-core';
 import { median } from './stats.js';
 
 const BOOTS = Number(process.env.BENCH_BOOTS ?? 5);
@@ -59,8 +58,8 @@ try {
   await new Promise((r) => setTimeout(r, IDLE_MS));
   const extraMiB = manager.privateMemoryBytes(1) / 1024 / 1024;
 
-  const endpoints = await manager.ensureScreen(0, { profileKey: 'bench' });
-  const browser = await chromium.connectOverCDP(endpoints.cdpUrl);
+  await manager.ensureScreen(0, { profileKey: 'bench' });
+  const browser = await manager.connectBrowser(0);
   const clicks: number[] = [];
   try {
     const context = browser.contexts()[0]!;

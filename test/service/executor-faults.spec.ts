@@ -150,8 +150,13 @@ describe('executor faults', () => {
   }, 180_000);
 });
 
+/** A parsed configuration as the environment it came from (null: unset; lists: comma-separated). */
 function stringEnv(config: object): Record<string, string> {
-  return Object.fromEntries(Object.entries(config).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)]])));
+  return Object.fromEntries(
+    Object.entries(config).flatMap(([k, v]) =>
+      v === undefined || v === null ? [] : [[k, Array.isArray(v) ? v.join(',') : String(v)]],
+    ),
+  );
 }
 
 /** Workers left by the killed API process (their home is under this suite's directory). */

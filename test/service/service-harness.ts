@@ -1,6 +1,4 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,6 +10,7 @@ import { startTestApp, type TestApp } from '../../apps/api/src/testing/test-app.
 import { createIsolatedDatabase, type IsolatedDatabase } from '../../apps/api/src/testing/test-database.js';
 import { testApiConfig } from '../../apps/api/src/testing/test-config.js';
 import { signUp, type TestUser } from '../../apps/api/src/testing/test-users.js';
+import { startTestSite } from '../../libs/desktop/src/testing/test-site.js';
 
 /**
  * The service as a user meets it: the whole API (real Postgres, Redis, local workers) with the scripted
@@ -116,7 +115,7 @@ export class ServiceHarness {
 
 export const FINAL = (run: RunView) => ['completed', 'blocked', 'failed', 'cancelled'].includes(run.status);
 
-/** A local site for the agent: a page with a button whose click the server counts. */
+/** A site for the agent (on the stand-in internet as root): a page with a button whose click the server counts. */
 export async function startButtonSite(): Promise<{
   url: string;
   clicks: () => number;
@@ -125,7 +124,7 @@ export async function startButtonSite(): Promise<{
 }> {
   let clicks = 0;
   const hits = new Map<string, number>();
-  const server = http.createServer((req, res) => {
+  const site = await startTestSite((req, res) => {
     const url = req.url ?? '/';
     hits.set(url, (hits.get(url) ?? 0) + 1);
     if (url === '/clicked') {
@@ -142,16 +141,5 @@ export async function startButtonSite(): Promise<{
     res.end(`<!doctype html><title>Button test</title><h1 id="status">Waiting</h1>
 <button onclick="fetch('/clicked').then(() => { document.getElementById('status').textContent = 'Pressed!'; })">Press me</button>`);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/`,
-    clicks: () => clicks,
-    requests: (p) => hits.get(p) ?? 0,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { url: site.url, clicks: () => clicks, requests: (p) => hits.get(p) ?? 0, close: site.close };
 }

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { ReceivedRequest, Turn } from '@lazyboy/model';
 import type { Page } from 'playwright-core';
 import { signUp } from '../../apps/api/src/testing/test-users.js';
+import { startTestSite } from '../../libs/desktop/src/testing/test-site.js';
 import { WebHarness } from './web-harness.js';
 import { contentText, lastPersonText } from '../support/model-requests.js';
 
@@ -18,7 +17,7 @@ async function startPressSite(): Promise<{ url: string; presses: () => number; t
   let presses = 0;
   let typed = '';
   let typedAt = 0;
-  const server = http.createServer((req, res) => {
+  const site = await startTestSite((req, res) => {
     const url = new URL(req.url ?? '/', 'http://site.invalid');
     if (url.pathname === '/pressed') {
       presses++;
@@ -48,13 +47,7 @@ textarea{width:100vw;height:100vh;font-size:32px;box-sizing:border-box}</style>
 button{width:100vw;height:100vh;font-size:48px}</style>
 <button id="b" onclick="fetch('/pressed').then(() => { this.textContent = 'Pressed!'; })">Press me</button>`);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
-    presses: () => presses,
-    typed: () => typed,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
+  return { url: site.url, presses: () => presses, typed: () => typed, close: site.close };
 }
 
 /** Forty different characters: more than x11vnc can map onto its spare keys. */

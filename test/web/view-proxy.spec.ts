@@ -9,7 +9,7 @@ import { signUp, type TestUser } from '../../apps/api/src/testing/test-users.js'
 import { RfbClient } from './rfb-client.js';
 import { WebHarness } from './web-harness.js';
 
-// The web server's /view proxy against a real worker: x11vnc behind websockify on a real Xvfb display.
+// The web server's /view proxy against a real worker: x11vnc on a real Xvfb display, through the worker's VNC socket.
 // Only the person a viewer ticket was issued to, signed in, gets that screen's VNC stream, once.
 
 const connectionId = () => randomBytes(16).toString('base64url');

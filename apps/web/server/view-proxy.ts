@@ -160,7 +160,7 @@ export class ViewProxy {
     let upstream: WebSocket;
     try {
       ({ redeemed, userId } = await this.redeemFor(req, route.ticket));
-      upstream = await openUpstream(redeemed.target);
+      upstream = await openUpstream(redeemed.target, redeemed.grant);
     } catch (error) {
       this.reserved.delete(route.connectionId);
       const failure = error instanceof ViewError ? error : new ViewError(502, 'NOT_READY', 'the screen is not reachable');
@@ -345,9 +345,15 @@ export class ViewProxy {
   }
 }
 
-function openUpstream(target: string): Promise<WebSocket> {
+function openUpstream(target: string, grant: string): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
-    const upstream = new WebSocket(target, ['binary'], { perMessageDeflate: false, handshakeTimeout: UPSTREAM_OPEN_MS });
+    const upstream = new WebSocket(target, ['binary'], {
+      perMessageDeflate: false,
+      handshakeTimeout: UPSTREAM_OPEN_MS,
+      headers: { authorization: `Bearer ${grant}` },
+      // Never sent anywhere else: a redirect from the worker is refused.
+      followRedirects: false,
+    });
     upstream.once('open', () => {
       // Held until the browser side is connected and listening: nothing the screen sends is lost.
       upstream.pause();

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserActionResponse, ScreenInfo, ScreensResponse, WorkerErrorBody } from '@lazyboy/contracts';
-import { cdpAnswers } from '@lazyboy/desktop';
 import { startSite, WorkerFixture } from './testing/worker-fixture.js';
 
 const COUNTER_PAGE = `<!doctype html><title>Counter</title>
@@ -62,12 +61,12 @@ describe('worker control API (real Xvfb, Chromium over CDP)', () => {
     expect(ensured.status).toBe(200);
     expect(ensured.body).toMatchObject({ slot: 0, state: 'running', profileKey: 'agent-a', executionFence: 1 });
     expect(ensured.body.control).toEqual({ holder: 'agent', fence: 0 });
-    expect(Object.keys(ensured.body.endpoints ?? {}).sort()).toEqual(['display', 'vncPort', 'wsPort']);
+    expect(Object.keys(ensured.body.endpoints ?? {}).sort()).toEqual(['display']);
 
     const listed = (await worker.get('/screens')) as Answer<ScreensResponse>;
     expect(listed.body).toMatchObject({ computerId: 'api-spec', suspended: false, screenLimit: 2 });
     expect(listed.body.screens.map((s) => [s.slot, s.state])).toEqual([[0, 'running']]);
-    expect(JSON.stringify(listed.body)).not.toMatch(/xauthority|cdp|dbus|profileDir/i);
+    expect(JSON.stringify(listed.body)).not.toMatch(/xauthority|cdp|dbus|profileDir|vncSocket|sock/i);
   });
 
   it('sends a screenshot only when the page changed since the last one sent', async () => {
@@ -234,7 +233,7 @@ describe('worker control API (real Xvfb, Chromium over CDP)', () => {
 
     const woken = await worker.post('/computer/wake', {});
     expect(woken).toEqual({ status: 200, body: { computerId: 'api-spec', suspended: false } });
-    expect(await cdpAnswers(worker.displays.endpoints(0)?.cdpUrl ?? '')).toBe(true);
+    expect(await worker.displays.cdp(0).answers()).toBe(true);
     const seen = await act('observe', { fence: 3 });
     expect(seen.status).toBe(200);
     expect(seen.body.observation).toContain('clicks: 3');

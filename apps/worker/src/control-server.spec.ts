@@ -23,6 +23,8 @@ describe('worker control server', () => {
       TEAM_SCREEN_LIMIT: 2,
       LAZYBOY_DISPLAY_BASE: 0,
       LAZYBOY_DESKTOP_SESSION: 'window-manager',
+      LAZYBOY_EGRESS_PRIVATE_NETWORKS: 'deny',
+      LAZYBOY_EGRESS_ALLOWED_DOMAINS: null,
     },
     { displays },
   );

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { WorkerEnv } from '@lazyboy/contracts';
 import type { DisplayManager } from '@lazyboy/desktop';
 import { addBrowserRoutes } from './browser/browser-routes.js';
@@ -12,6 +13,7 @@ import { WorkerHttpError } from './http/errors.js';
 import { notFound, Router, sendJson } from './http/router.js';
 import { ProfileLocks } from './screens/profile-locks.js';
 import { addScreenRoutes } from './screens/screen-routes.js';
+import { VncGateway } from './screens/vnc-gateway.js';
 import type { WorkerContext } from './worker-context.js';
 import { Workspace } from './workspace/workspace.js';
 import { addWorkspaceRoutes } from './workspace/workspace-routes.js';
@@ -33,6 +35,7 @@ export class ControlServer {
   private readonly router = new Router();
   private readonly ctx: WorkerContext;
   private readonly log: (line: string) => void;
+  private readonly vnc: VncGateway;
 
   constructor(
     private readonly config: WorkerEnv,
@@ -53,7 +56,11 @@ export class ControlServer {
     addScreenRoutes(this.router, this.ctx);
     addBrowserRoutes(this.router, this.ctx);
     addWorkspaceRoutes(this.router, this.ctx);
+    this.vnc = new VncGateway(config.LAZYBOY_COMPUTER_ID, config.LAZYBOY_CONTROL_TOKEN, deps.displays, this.log);
     this.server = http.createServer((req, res) => void this.handle(req, res));
+    this.server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+      if (!this.vnc.handles(req, socket, head)) socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\n\r\n');
+    });
   }
 
   async listen(): Promise<AddressInfo> {
@@ -66,6 +73,7 @@ export class ControlServer {
 
   /** Stops serving and drops the CDP connections; the displays keep running (their owner stops them). */
   async close(): Promise<void> {
+    this.vnc.close();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     await this.ctx.browsers.closeAll();

@@ -1,4 +1,4 @@
-import { ConfigError, parseEnv, workerEnvSchema } from '@lazyboy/contracts';
+import { ConfigError, egressPolicyOf, parseEnv, workerEnvSchema } from '@lazyboy/contracts';
 import { DisplayManager } from '@lazyboy/desktop';
 import { ControlServer } from './control-server.js';
 import { defaultDesktopPaths } from './desktop-paths.js';
@@ -11,6 +11,7 @@ async function main(): Promise<void> {
     displayBase: config.LAZYBOY_DISPLAY_BASE,
     screenLimit: config.TEAM_SCREEN_LIMIT,
     session: config.LAZYBOY_DESKTOP_SESSION,
+    egressPolicy: egressPolicyOf(config),
   });
   const server = new ControlServer(config, { displays });
   const address = await server.listen();

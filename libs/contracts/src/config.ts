@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { allowedDomainsEnv, privateNetworksEnv, type EgressPolicy } from './network.js';
 
 // Environment variables are external input: each process parses its own with one of these schemas at
 // start-up and refuses to start with a message naming the variable. The README's configuration table
@@ -127,6 +128,8 @@ export const apiEnvSchema = z
       .max(59_000)
       .default(0)
       .describe('Local pool driver: the lowest X display base it gives a computer (each takes TEAM_SCREEN_LIMIT displays)'),
+    LAZYBOY_EGRESS_PRIVATE_NETWORKS: privateNetworksEnv,
+    LAZYBOY_EGRESS_ALLOWED_DOMAINS: allowedDomainsEnv,
   })
   .superRefine((env, ctx) => {
     if (!isLoopbackHost(env.LAZYBOY_API_HOST) && (env.LAZYBOY_APP_TOKEN ?? '').length < MIN_EXPOSED_TOKEN_LENGTH) {
@@ -164,8 +167,17 @@ export const workerEnvSchema = z.object({
     .min(1)
     .optional()
     .describe("The computer's home directory, kept across stops (default ./data/homes/<computer id>)"),
+  LAZYBOY_EGRESS_PRIVATE_NETWORKS: privateNetworksEnv,
+  LAZYBOY_EGRESS_ALLOWED_DOMAINS: allowedDomainsEnv,
 });
 export type WorkerEnv = z.infer<typeof workerEnvSchema>;
+
+/** The worker's egress policy, from its environment. */
+export function egressPolicyOf(
+  env: Pick<WorkerEnv, 'LAZYBOY_EGRESS_PRIVATE_NETWORKS' | 'LAZYBOY_EGRESS_ALLOWED_DOMAINS'>,
+): EgressPolicy {
+  return { privateNetworks: env.LAZYBOY_EGRESS_PRIVATE_NETWORKS, allowedDomains: env.LAZYBOY_EGRESS_ALLOWED_DOMAINS };
+}
 
 export const webEnvSchema = z.object({
   LAZYBOY_API_URL: z.string().url().default('http://127.0.0.1:3100').describe('Where the web server reaches the API'),

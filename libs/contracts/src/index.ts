@@ -3,6 +3,8 @@ export * from './domain.js';
 export * from './errors.js';
 export * from './health.js';
 export * from './model.js';
+export * from './network.js';
 export * from './same-origin.js';
+export * from './view-grant.js';
 export * from './worker-api.js';
 export * from './api/index.js';

@@ -27,11 +27,12 @@ export type ScreenEnsureRequest = z.infer<typeof screenEnsureRequestSchema>;
 export const screenStopRequestSchema = z.strictObject({ slot: slotSchema });
 export type ScreenStopRequest = z.infer<typeof screenStopRequestSchema>;
 
-/** Where a viewer reaches a screen. Loopback ports of the worker's host/pod; no cookie paths, no CDP. */
+/**
+ * What the API may know of a running screen: no ports (there are none: CDP is a pipe, VNC a Unix socket
+ * the worker serves at screenVncPath), no cookie paths.
+ */
 export const publicScreenEndpointsSchema = z.object({
   display: z.string(),
-  vncPort: z.number().int(),
-  wsPort: z.number().int(),
 });
 export type PublicScreenEndpoints = z.infer<typeof publicScreenEndpointsSchema>;
 

@@ -10,7 +10,12 @@ export {
   xSocketFile,
 } from './display/display-numbers.js';
 export { desktopUserName, type DesktopUser } from './display/desktop-user.js';
-export { cdpAnswers, CHROMIUM_QUIET_FLAGS } from './display/chromium.js';
+export { CHROMIUM_QUIET_FLAGS, PRIVATE_HOME_DIR } from './display/chromium.js';
+export { CdpPipe } from './browser/cdp-pipe.js';
+export { EgressProxy, type EgressProxyOptions, type EgressRefusal } from './network/egress-proxy.js';
+export { NetworkIsland } from './network/network-island.js';
+export { classifyAddress, hostAddresses, type AddressClass } from './network/address-class.js';
+export type { RunAs } from './process/run-as.js';
 export { SCREEN_WIDTH, SCREEN_HEIGHT } from './display/screen.js';
 export {
   NumberedPage,

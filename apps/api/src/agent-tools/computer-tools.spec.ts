@@ -2,8 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Runtime, SERVICE_LIMITS, type ToolContext, type ToolDefinition, type ToolOutcome } from '@lazyboy/agent';
@@ -11,6 +9,7 @@ import type { ContentPart } from '@lazyboy/contracts';
 import { findFreePort, ManagedProcess, repoRoot } from '@lazyboy/localstack';
 import { findFreeDisplayBase } from '@lazyboy/desktop';
 import { createModelClient, ScriptedModelServer, scriptedBackend } from '@lazyboy/model';
+import { startTestSite, type TestSite } from '../../../../libs/desktop/src/testing/test-site.js';
 import { WorkerClient } from '../computers/worker-client.js';
 import { computerTools, ScreenLeaseLostError, TAKEOVER_PROMPT, type ScreenProvider } from './index.js';
 
@@ -30,7 +29,7 @@ let worker: ManagedProcess | undefined;
 let client: WorkerClient;
 let root: string;
 let homeDir: string;
-let site: http.Server;
+let site: TestSite | undefined;
 let siteUrl: string;
 let model: ScriptedModelServer;
 let fence = 1;
@@ -144,12 +143,11 @@ beforeAll(async () => {
   chmodSync(root, 0o755);
   homeDir = path.join(root, 'home');
 
-  site = http.createServer((_req, res) => {
+  site = await startTestSite((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(PAGE);
   });
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
+  siteUrl = site.url;
   model = await ScriptedModelServer.start();
 
   const port = await findFreePort();
@@ -180,7 +178,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await worker?.stop(20_000);
   await model?.close();
-  await new Promise<void>((resolve) => (site ? site.close(() => resolve()) : resolve()));
+  await site?.close();
   if (!root) return;
   // Whatever the worker left behind fails the suite, and is killed so that it does not outlive it.
   const left = computerProcesses();

@@ -23,6 +23,11 @@ export function createPoolDriver(config: ApiConfig): PoolDriver {
     workerScript: path.join(repoRoot, 'apps/worker/dist/main.js'),
     homesDir: path.resolve(config.LAZYBOY_HOMES_DIR),
     displayBaseFrom: config.LAZYBOY_DISPLAY_BASE_FROM,
+    // Checked here at start-up, carried to every worker: one egress policy for all of the host's computers.
+    env: {
+      LAZYBOY_EGRESS_PRIVATE_NETWORKS: config.LAZYBOY_EGRESS_PRIVATE_NETWORKS,
+      LAZYBOY_EGRESS_ALLOWED_DOMAINS: config.LAZYBOY_EGRESS_ALLOWED_DOMAINS?.join(',') ?? '',
+    },
   });
 }
 

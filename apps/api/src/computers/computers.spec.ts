@@ -2,13 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
+import { WebSocket } from 'ws';
 import type { BusyStep, RealtimeEvent, RealtimeRoom, ScreensResponse, ShellRunResponse } from '@lazyboy/contracts';
 import { AppModule } from '../app.module.js';
 import { configureApp } from '../bootstrap.js';
@@ -144,7 +145,7 @@ describe('computers with real workers (local pool driver)', () => {
       .compile();
     app = configureApp(moduleRef.createNestApplication<NestExpressApplication>({ logger: ['error', 'warn'], bodyParser: false }));
     await app.listen(0, '127.0.0.1');
-    url = `http://127.0.0.1:${(app.getHttpServer().address() as net.AddressInfo).port}`;
+    url = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
     prisma = app.get(PrismaService);
     screens = app.get(RunScreens);
     control = app.get(ScreenControlService);
@@ -328,17 +329,16 @@ describe('computers with real workers (local pool driver)', () => {
     expect(redeemed.body).toMatchObject({
       viewOnly: true,
       screenId: screen.id,
-      target: expect.stringMatching(/^ws:\/\/127\.0\.0\.1:\d+$/),
+      target: expect.stringMatching(/^ws:\/\/127\.0\.0\.1:\d+\/screens\/\d+\/vnc$/),
+      grant: expect.stringMatching(/^v1\./),
     });
-    // The target is the screen's websockify, which accepts connections.
-    const port = Number(new URL(redeemed.body.target).port);
-    await new Promise<void>((resolve, reject) => {
-      const socket = net.connect({ port, host: '127.0.0.1' }, () => {
-        socket.destroy();
-        resolve();
-      });
-      socket.once('error', reject);
-    });
+    // The target is the worker's VNC socket for the screen: it speaks RFB to the grant, once.
+    const { target, grant } = redeemed.body as { target: string; grant: string };
+    expect(await rfbBanner(target, grant)).toMatch(/^RFB 003\.00\d\n$/);
+    expect(await rfbBanner(target, grant)).toBe('refused: 401');
+    expect(await rfbBanner(target, undefined)).toBe('refused: 401');
+    const otherSlot = target.replace(/\/screens\/\d+\//, '/screens/7/');
+    expect(await rfbBanner(otherSlot, grant)).toBe('refused: 401');
 
     const again = await internal('/api/viewer/redeem').send({ ticket: issued.body.ticket });
     expect(again.status).toBe(401);
@@ -477,3 +477,16 @@ describe('computers with real workers (local pool driver)', () => {
     });
   });
 });
+
+/** Opens the worker's VNC websocket with a view grant: the RFB banner, or how the upgrade was refused. */
+function rfbBanner(target: string, grant: string | undefined): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = new WebSocket(target, ['binary'], grant ? { headers: { authorization: `Bearer ${grant}` } } : {});
+    socket.once('message', (data: Buffer) => {
+      socket.close();
+      resolve(data.toString('latin1'));
+    });
+    socket.once('unexpected-response', (_req, res) => resolve(`refused: ${res.statusCode}`));
+    socket.once('error', (error) => resolve(`error: ${error.message}`));
+  });
+}

@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   screensResponseSchema,
+  screenVncPath,
+  signViewGrant,
   type BotComputerView,
   type ViewerControlCheckRequest,
   type ViewerControlCheckResponse,
@@ -93,11 +95,15 @@ export class ViewerService {
       throw conflict('screen_gone', 'the screen is not running any more');
     }
     const screens = screensResponseSchema.parse(await new WorkerClient(binding.endpoint).get('/screens', { timeoutMs: 5_000 }));
-    const wsPort = screens.screens.find((s) => s.slot === screen.slot)?.endpoints?.wsPort;
-    if (!wsPort) throw conflict('screen_gone', 'the screen is not running any more');
+    if (!screens.screens.find((s) => s.slot === screen.slot)?.endpoints) {
+      throw conflict('screen_gone', 'the screen is not running any more');
+    }
     const stillControls = holdsControl(screen, claims.userId);
+    const target = new URL(screenVncPath(screen.slot), binding.endpoint.baseUrl);
+    target.protocol = target.protocol === 'https:' ? 'wss:' : 'ws:';
     return {
-      target: `ws://${new URL(binding.endpoint.baseUrl).hostname}:${wsPort}`,
+      target: target.toString(),
+      grant: await signViewGrant(binding.endpoint.token, computer.id, screen.slot),
       viewOnly: claims.mode !== 'control' || !stillControls,
       screenId: screen.id,
       userId: claims.userId,

@@ -5,7 +5,7 @@ import {
   type BrowserActionRequest,
   type BrowserActionResponse,
 } from '@lazyboy/contracts';
-import { renderObservation } from '@lazyboy/desktop';
+import { renderObservation, type CdpPipe } from '@lazyboy/desktop';
 import { WorkerHttpError } from '../http/errors.js';
 import { readJsonBody, validate } from '../http/json-body.js';
 import { notFound, type Router } from '../http/router.js';
@@ -35,7 +35,7 @@ export function addBrowserRoutes(router: Router, ctx: WorkerContext): void {
     const body = await ctx.queue.run(slot, async (): Promise<BrowserActionResponse> => {
       ctx.fences.assertCurrentExecution(slot, fence);
       if (!readOnly) ctx.fences.assertAgentMayAct(slot, action);
-      const session = await ctx.browsers.session(slot, runningCdpUrl(ctx, slot));
+      const session = await ctx.browsers.session(slot, runningBrowser(ctx, slot));
       let outcome;
       try {
         outcome = await performBrowserAction(action, request, session);
@@ -63,14 +63,20 @@ export function addBrowserRoutes(router: Router, ctx: WorkerContext): void {
   });
 }
 
-/** The slot's CDP URL if its screen is up; otherwise the reason the browser cannot be used. */
-export function runningCdpUrl(ctx: WorkerContext, slot: number): string {
+/** The slot's DevTools pipe if its screen is up; otherwise the reason the browser cannot be used. */
+export function runningBrowser(ctx: WorkerContext, slot: number): CdpPipe {
   // A frozen Chromium would leave the call hanging until the wake, so refuse at once.
   if (ctx.displays.isSuspended) {
     throw new WorkerHttpError('COMPUTER_UNAVAILABLE', `computer ${ctx.computerId} is suspended; wake it first`);
   }
   const status = ctx.displays.state(slot);
-  if (status.state === 'running') return status.endpoints.cdpUrl;
+  if (status.state === 'running') {
+    try {
+      return ctx.displays.cdp(slot);
+    } catch (error) {
+      throw new WorkerHttpError('BROWSER_UNAVAILABLE', `the browser of slot ${slot} is not running: ${(error as Error).message}`);
+    }
+  }
   const locked = ctx.profileLocks.message(slot);
   if (locked) throw new WorkerHttpError('PROFILE_LOCKED', locked, { slot });
   const why = status.state === 'error' ? `failed: ${status.error}` : `is ${status.state}`;

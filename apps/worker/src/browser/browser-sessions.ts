@@ -1,4 +1,4 @@
-import { NumberedPage, type ObservedPage } from '@lazyboy/desktop';
+import { NumberedPage, type CdpPipe, type ObservedPage } from '@lazyboy/desktop';
 // playwright-core is a dependency of @lazyboy/desktop, resolved from the workspace root here; apps/worker's
 // package.json should list it too (reported, not added: package files belong to whoever owns them).
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -10,7 +10,7 @@ const CONNECT_TIMEOUT_MS = 10_000;
 const FOCUS_PROBE_MS = 1_000;
 
 /**
- * One slot's Chromium, reached over CDP. Connected once and reused; `close()` only disconnects (the
+ * One slot's Chromium, reached over its DevTools pipe. Connected once and reused; `close()` only disconnects (the
  * desktop's browser keeps running for the person watching it). The active tab is the one the agent acts
  * on: the first tab at first, then any tab that opens (a link with target=_blank, a popup, `tabs new`).
  */
@@ -21,7 +21,7 @@ export class BrowserSession {
   private readonly generations = new WeakMap<Page, number>();
 
   constructor(
-    readonly cdpUrl: string,
+    readonly pipe: CdpPipe,
     readonly browser: Browser,
     private readonly context: BrowserContext,
   ) {
@@ -134,17 +134,17 @@ export class BrowserSession {
   }
 }
 
-/** Per slot one CDP connection, replaced when the browser restarted (new CDP URL) or the link dropped. */
+/** Per slot one CDP client, replaced when the browser restarted (a new pipe) or the link dropped. */
 export class BrowserSessions {
   private readonly sessions = new Map<number, BrowserSession>();
 
-  async session(slot: number, cdpUrl: string): Promise<BrowserSession> {
+  async session(slot: number, pipe: CdpPipe): Promise<BrowserSession> {
     const current = this.sessions.get(slot);
-    if (current && current.connected && current.cdpUrl === cdpUrl) return current;
+    if (current && current.connected && current.pipe === pipe) return current;
     if (current) await this.forget(slot);
     let browser: Browser;
     try {
-      browser = await chromium.connectOverCDP(cdpUrl, { timeout: CONNECT_TIMEOUT_MS });
+      browser = await chromium.connectOverCDP(await pipe.connect(), { timeout: CONNECT_TIMEOUT_MS });
     } catch (error) {
       throw new WorkerHttpError('BROWSER_UNAVAILABLE', `the browser of slot ${slot} does not answer CDP: ${firstLine(error)}`);
     }
@@ -153,7 +153,7 @@ export class BrowserSessions {
       await browser.close().catch(() => undefined);
       throw new WorkerHttpError('BROWSER_UNAVAILABLE', `the browser of slot ${slot} has no default context`);
     }
-    const session = new BrowserSession(cdpUrl, browser, context);
+    const session = new BrowserSession(pipe, browser, context);
     this.sessions.set(slot, session);
     return session;
   }

@@ -1,5 +1,5 @@
 import type { ScreenTypeResponse } from '@lazyboy/contracts';
-import { runningCdpUrl } from '../browser/browser-routes.js';
+import { runningBrowser } from '../browser/browser-routes.js';
 import type { WorkerContext } from '../worker-context.js';
 import { fromDesktopError } from './desktop-errors.js';
 
@@ -10,11 +10,11 @@ import { fromDesktopError } from './desktop-errors.js';
  * inserted over CDP, exactly as written; anywhere else xdotool types it, mapping one key at a time.
  */
 export async function typeForPerson(ctx: WorkerContext, slot: number, text: string): Promise<ScreenTypeResponse> {
-  const cdpUrl = runningCdpUrl(ctx, slot);
+  const pipe = runningBrowser(ctx, slot);
   const focused = await ctx.workspace.actor.focusedWindow(slot).catch(() => undefined);
   // No window list (AT-SPI not up yet): the browser is the likeliest place, and it says whether it has the focus.
   if (focused === undefined || focused.browser) {
-    const page = await (await ctx.browsers.session(slot, cdpUrl)).focusedPage();
+    const page = await (await ctx.browsers.session(slot, pipe)).focusedPage();
     if (page) {
       await page.keyboard.insertText(text);
       return { slot, via: 'browser' };

@@ -99,7 +99,7 @@ function computerState(ctx: WorkerContext): ComputerStateResponse {
   return { computerId: ctx.computerId, suspended: ctx.displays.isSuspended };
 }
 
-/** A slot as the API may see it: no X cookie, no D-Bus address, no CDP port (only the worker drives CDP). */
+/** A slot as the API may see it: no X cookie, no D-Bus address, no sockets (only the worker drives the browser). */
 function screenInfo(ctx: WorkerContext, slot: number): ScreenInfo {
   const status = ctx.displays.state(slot);
   const health = ctx.displays.health().screens.find((s) => s.slot === slot);
@@ -110,7 +110,7 @@ function screenInfo(ctx: WorkerContext, slot: number): ScreenInfo {
     state: status.state,
     ...(status.state === 'error' ? { error: status.error } : {}),
     ...(health ? { profileKey: health.profileKey } : {}),
-    ...(endpoints ? { endpoints: { display: endpoints.display, vncPort: endpoints.vncPort, wsPort: endpoints.wsPort } } : {}),
+    ...(endpoints ? { endpoints: { display: endpoints.display } } : {}),
     ...(executionFence === undefined ? {} : { executionFence }),
     control: ctx.fences.control(slot),
   };

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, rmSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { DisplayManager } from '@lazyboy/desktop';
 import { testDisplayBase } from './display-base.js';
+import { startTestPages } from '../../../../libs/desktop/src/testing/test-site.js';
 import { ControlServer } from '../control-server.js';
 
 export interface Answer<T = Record<string, unknown>> {
@@ -43,6 +42,8 @@ export class WorkerFixture {
         TEAM_SCREEN_LIMIT: screenLimit,
         LAZYBOY_DISPLAY_BASE: this.displays.displayBase,
         LAZYBOY_DESKTOP_SESSION: 'window-manager',
+        LAZYBOY_EGRESS_PRIVATE_NETWORKS: 'deny',
+        LAZYBOY_EGRESS_ALLOWED_DOMAINS: null,
       },
       { displays: this.displays, log: () => undefined },
     );
@@ -77,16 +78,8 @@ export class WorkerFixture {
   }
 }
 
-/** A local site for the browser to act on; `pages` maps paths to HTML. */
+/** A site for the browser to act on (`pages` maps paths to HTML), reachable from the computer's network island. */
 export async function startSite(pages: Record<string, string>): Promise<{ url: string; close(): Promise<void> }> {
-  const server = http.createServer((req, res) => {
-    const page = pages[new URL(req.url ?? '/', 'http://x').pathname];
-    res.writeHead(page === undefined ? 404 : 200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(page ?? 'not found');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  const site = await startTestPages(pages);
+  return { url: site.url.replace(/\/$/, ''), close: site.close };
 }

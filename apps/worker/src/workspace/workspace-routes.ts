@@ -204,7 +204,7 @@ export function addWorkspaceRoutes(router: Router, ctx: WorkerContext): void {
           slot,
         });
       }
-      const recorder = await SkillRecorder.overCdp(status.endpoints.cdpUrl, {
+      const recorder = await SkillRecorder.overCdp(() => ctx.displays.connectBrowser(slot), {
         frames: displayFrameSource(ctx.displays, slot),
       });
       await recorder.start({ goal });

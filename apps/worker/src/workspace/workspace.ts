@@ -54,6 +54,7 @@ export class Workspace {
         homeDir: displays.homeDir,
         logDir: path.join(this.logRoot, `slot-${slot}`),
         displayEnv: () => displays.clientEnv(slot),
+        displayRunAs: () => displays.clientRunAs(slot),
         // The worker's data directory holds the other computers' homes.
         hiddenDirs: [path.dirname(displays.homeDir), this.logRoot],
       });

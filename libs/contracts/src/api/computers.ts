@@ -51,7 +51,10 @@ export type ViewerTicketResponse = z.infer<typeof viewerTicketResponseSchema>;
 
 /** What the web server learns when it redeems a ticket: where to proxy, and whether input is allowed. */
 export const viewerTicketRedeemResponseSchema = z.object({
+  /** The worker's VNC websocket for the screen (ws://…/screens/<slot>/vnc). */
   target: z.string(),
+  /** The view grant the worker wants in `Authorization: Bearer …` (single use, a minute). */
+  grant: z.string(),
   viewOnly: z.boolean(),
   screenId: idSchema,
   /** Whom the ticket was issued to: the web server serves it only to that signed-in person. */

@@ -1,7 +1,6 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { RunAs } from '../process/run-as.js';
-import { fetchJson } from '../process/net.js';
 import { ensureOwnedDir, writeOwnedFile } from './owned-paths.js';
 
 /** Debian's launcher script: it adds the distribution's API keys (no "keys missing" bar) and then execs the browser. */
@@ -10,26 +9,28 @@ export const CHROMIUM_COMMAND = '/usr/bin/chromium';
 /** Profile keys become directory names: keep them to one harmless path segment. */
 export const PROFILE_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
+/**
+ * The computer's own folder in its home (browser profiles with their cookies): hidden from the agent's
+ * shell and refused to its file tools, so no agent reads another's (or its own) browser sessions.
+ */
+export const PRIVATE_HOME_DIR = '.lazyboy';
+
 /** Where every Chromium profile of a computer lives; ends with '/' so it only matches what is inside. */
 export function profileRootFor(homeDir: string): string {
-  return `${path.join(homeDir, '.lazyboy', 'chromium')}/`;
+  return `${path.join(homeDir, PRIVATE_HOME_DIR, 'chromium')}/`;
 }
 
 export function profileDirFor(homeDir: string, profileKey: string): string {
   return path.join(profileRootFor(homeDir), profileKey);
 }
 
-/**
- * Creates the profile on first use with the window manager's title bar instead of Chromium's own frame, and
- * removes a stale DevToolsActivePort so that the port read after launch is this launch's.
- */
+/** Creates the profile on first use with the window manager's title bar instead of Chromium's own frame. */
 export function prepareProfile(profileDir: string, owner: RunAs | undefined, homeDir: string): void {
   ensureOwnedDir(path.join(profileDir, 'Default'), owner, 0o700, homeDir);
   const preferences = path.join(profileDir, 'Default', 'Preferences');
   if (!existsSync(preferences)) {
     writeOwnedFile(preferences, JSON.stringify({ browser: { custom_chrome_frame: false } }), owner);
   }
-  rmSync(devToolsPortFile(profileDir), { force: true });
 }
 
 export interface ChromiumArgsInput {
@@ -37,6 +38,8 @@ export interface ChromiumArgsInput {
   sandbox: boolean;
   width: number;
   height: number;
+  /** Every connection but to the island's own loopback goes through this proxy (the egress proxy). */
+  proxyServer?: string;
 }
 
 /**
@@ -57,10 +60,10 @@ export const CHROMIUM_QUIET_FLAGS: readonly string[] = [
 export function chromiumArgs(input: ChromiumArgsInput): string[] {
   return [
     `--user-data-dir=${input.profileDir}`,
-    '--remote-debugging-address=127.0.0.1',
-    // Port 0: the kernel picks a free port and Chromium writes it to DevToolsActivePort (no race with
-    // other programs grabbing a port we picked).
-    '--remote-debugging-port=0',
+    // CDP on fds 3 and 4 instead of a port: a page, the agent's shell or another screen has nothing to
+    // connect to, and the worker that holds the pipe is the only client.
+    '--remote-debugging-pipe',
+    ...(input.proxyServer ? [`--proxy-server=${input.proxyServer}`] : []),
     ...CHROMIUM_QUIET_FLAGS,
     // A stop that ends in SIGKILL (or a suspended computer that gets stopped) must not greet the next
     // launch with a "restore pages?" bubble.
@@ -70,26 +73,4 @@ export function chromiumArgs(input: ChromiumArgsInput): string[] {
     ...(input.sandbox ? [] : ['--no-sandbox']),
     'about:blank',
   ];
-}
-
-export function devToolsPortFile(profileDir: string): string {
-  return path.join(profileDir, 'DevToolsActivePort');
-}
-
-/** The CDP port Chromium reports once its DevTools server listens; undefined until then. */
-export function readDevToolsPort(profileDir: string): number | undefined {
-  let text: string;
-  try {
-    text = readFileSync(devToolsPortFile(profileDir), 'utf8');
-  } catch {
-    return undefined;
-  }
-  const port = Number(text.split('\n')[0]);
-  return Number.isInteger(port) && port > 0 ? port : undefined;
-}
-
-/** True when the browser's DevTools endpoint answers /json/version with its WebSocket URL. */
-export async function cdpAnswers(cdpUrl: string, timeoutMs = 2_000): Promise<boolean> {
-  const body = await fetchJson(`${cdpUrl}/json/version`, timeoutMs);
-  return typeof body === 'object' && body !== null && 'webSocketDebuggerUrl' in body;
 }

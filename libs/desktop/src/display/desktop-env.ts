@@ -13,6 +13,21 @@ export interface DesktopEnvInput {
   display: string;
   xauthority: string;
   dbusAddress?: string;
+  /** The egress proxy, for programs that honour http_proxy (curl, pip, git, npm) started on the screen. */
+  proxyUrl?: string;
+}
+
+/** The proxy variables every HTTP client reads (both spellings: curl takes the lower-case ones only). */
+export function proxyEnv(proxyUrl: string): Record<string, string> {
+  const noProxy = 'localhost,127.0.0.1,::1';
+  return {
+    http_proxy: proxyUrl,
+    https_proxy: proxyUrl,
+    HTTP_PROXY: proxyUrl,
+    HTTPS_PROXY: proxyUrl,
+    no_proxy: noProxy,
+    NO_PROXY: noProxy,
+  };
 }
 
 /**
@@ -38,5 +53,6 @@ export function desktopEnv(input: DesktopEnvInput): Record<string, string> {
   const tz = process.env['TZ'];
   if (tz) env['TZ'] = tz;
   if (input.dbusAddress) env['DBUS_SESSION_BUS_ADDRESS'] = input.dbusAddress;
+  if (input.proxyUrl) Object.assign(env, proxyEnv(input.proxyUrl));
   return env;
 }

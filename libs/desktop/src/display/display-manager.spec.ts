@@ -2,34 +2,21 @@ import { testDisplayBase } from '../testing/display-base.js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { scanProcesses, processState, processUid } from '../testing/process-scan.js';
 import { readRfbBanner } from '../testing/rfb.js';
 import { makeWalkableDir, tempDirPath } from '../testing/temp-dirs.js';
-import { cdpAnswers } from './chromium.js';
+import { startTestSite, type TestSite } from '../testing/test-site.js';
 import { DisplayManager } from './display-manager.js';
 import { xLockFile, xSocketFile } from './display-numbers.js';
 import { ComputerUnavailableError, ProfileInUseError, ScreenBootError, ScreenLimitError } from './errors.js';
-import type { ScreenEndpoints } from './screen-types.js';
 
 const asRoot = process.getuid?.() === 0;
 /** Zombies have finished; they only wait for a parent (here often the slow-reaping pid 1) to collect them. */
 const live = (pid: number): boolean => processState(pid) !== undefined && processState(pid) !== 'Z';
 const SCREENS = 4;
-
-async function withBrowser<T>(endpoints: ScreenEndpoints, use: (browser: Browser) => Promise<T>): Promise<T> {
-  const browser = await chromium.connectOverCDP(endpoints.cdpUrl);
-  try {
-    return await use(browser);
-  } finally {
-    // Connected over CDP, close() only disconnects: the desktop's Chromium keeps running.
-    await browser.close();
-  }
-}
 
 async function firstPage(browser: Browser) {
   const context = browser.contexts()[0];
@@ -37,7 +24,7 @@ async function firstPage(browser: Browser) {
   return context.pages()[0] ?? (await context.newPage());
 }
 
-describe('DisplayManager (real Xvfb, xfwm4, Chromium, x11vnc, websockify)', () => {
+describe('DisplayManager (real Xvfb, xfwm4, Chromium, x11vnc)', () => {
   const root = tempDirPath('lazyboy-desktop-');
   const runtimeDir = path.join(root, 'run');
   const homeDir = path.join(root, 'home');
@@ -53,21 +40,33 @@ describe('DisplayManager (real Xvfb, xfwm4, Chromium, x11vnc, websockify)', () =
     stopGraceMs: 3_000,
     log: (line) => logLines.push(line),
   });
-  const server = http.createServer((_request, response) => {
-    response.setHeader('content-type', 'text/html');
-    response.end('<!doctype html><title>storage probe</title><p>probe</p>');
-  });
+  let site: TestSite;
   let siteUrl = '';
+
+  /** A CDP client of its own over the slot's pipe; closing it only disconnects, the Chromium keeps running. */
+  async function withBrowser<T>(slot: number, use: (browser: Browser) => Promise<T>): Promise<T> {
+    const browser = await manager.connectBrowser(slot);
+    try {
+      return await use(browser);
+    } finally {
+      await browser.close();
+    }
+  }
+
+  const cdpAnswers = (slot: number): Promise<boolean> => manager.cdp(slot).answers();
 
   beforeAll(async () => {
     makeWalkableDir(root);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    siteUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    site = await startTestSite((_request, response) => {
+      response.setHeader('content-type', 'text/html');
+      response.end('<!doctype html><title>storage probe</title><p>probe</p>');
+    });
+    siteUrl = site.url;
   });
 
   afterAll(async () => {
     await manager.dispose();
-    await new Promise((resolve) => server.close(resolve));
+    await site?.close();
     rmSync(root, { recursive: true, force: true });
   });
 
@@ -79,8 +78,9 @@ describe('DisplayManager (real Xvfb, xfwm4, Chromium, x11vnc, websockify)', () =
 
     expect(endpoints.display).toBe(`:${displays[0]}`);
     expect(manager.state(0)).toEqual({ state: 'running', endpoints });
-    expect(await cdpAnswers(endpoints.cdpUrl)).toBe(true);
-    expect(JSON.parse(readFileSync(manager.readyMarker, 'utf8'))).toMatchObject({ cdpUrl: endpoints.cdpUrl });
+    expect(await cdpAnswers(0)).toBe(true);
+    expect(JSON.parse(readFileSync(manager.readyMarker, 'utf8'))).toMatchObject({ vncSocket: endpoints.vncSocket });
+    expect(endpoints.network).toBe(asRoot ? 'island' : 'host');
     const health = manager.health();
     expect(health.ready).toBe(true);
     expect(health.screens[0]?.processes.map((p) => [p.name, p.alive])).toEqual([
@@ -89,7 +89,6 @@ describe('DisplayManager (real Xvfb, xfwm4, Chromium, x11vnc, websockify)', () =
       ['window-manager', true],
       ['chromium', true],
       ['x11vnc', true],
-      ['websockify', true],
     ]);
 
     const preferences = JSON.parse(readFileSync(path.join(endpoints.profileDir, 'Default', 'Preferences'), 'utf8')) as {
@@ -97,7 +96,7 @@ describe('DisplayManager (real Xvfb, xfwm4, Chromium, x11vnc, websockify)', () =
     };
     expect(preferences.browser?.custom_chrome_frame).toBe(false);
 
-    const title = await withBrowser(endpoints, async (browser) => {
+    const title = await withBrowser(0, async (browser) => {
       const page = await firstPage(browser);
       await page.goto('data:text/html,<title>Hello desktop</title><body style="background:%23c03030"><h1>hi</h1></body>');
       return page.title();
@@ -129,14 +128,15 @@ describe('DisplayManager (real Xvfb, xfwm4, Chromium, x11vnc, websockify)', () =
     expect(environ.some((entry) => entry.startsWith('DATABASE_URL=') || entry.startsWith('LAZYBOY_CONTROL_TOKEN='))).toBe(false);
   });
 
-  it('speaks RFB on the VNC port and serves noVNC through websockify', async () => {
+  it("speaks RFB on a Unix socket in the screen's 0700 directory, and on no TCP port", async () => {
     const endpoints = manager.endpoints(0);
     if (!endpoints) throw new Error('slot 0 is not up');
 
-    expect(await readRfbBanner(endpoints.vncPort)).toMatch(/^RFB 003\.00\d\n$/);
-    const page = await fetch(`http://127.0.0.1:${endpoints.wsPort}/vnc.html`);
-    expect(page.status).toBe(200);
-    expect(await page.text()).toContain('noVNC');
+    expect(await readRfbBanner(endpoints.vncSocket)).toMatch(/^RFB 003\.00\d\n$/);
+    expect(statSync(path.dirname(endpoints.vncSocket)).mode & 0o777).toBe(0o700);
+    const x11vnc = manager.health().screens[0]?.processes.find((p) => p.name === 'x11vnc')?.pid;
+    const tcp = spawnSync('ss', ['-Hltnp'], { encoding: 'utf8' }).stdout;
+    expect(tcp).not.toContain(`pid=${x11vnc},`);
   });
 
   it('takes a non-blank screenshot of the display with the X cookie', () => {
@@ -168,10 +168,10 @@ describe('DisplayManager (real Xvfb, xfwm4, Chromium, x11vnc, websockify)', () =
     const all = [zero, one, two];
     expect(new Set(all.map((e) => e.display)).size).toBe(3);
     expect(new Set(all.map((e) => e.profileDir)).size).toBe(3);
-    expect(new Set(all.map((e) => e.cdpPort)).size).toBe(3);
+    expect(new Set(all.map((e) => e.vncSocket)).size).toBe(3);
     expect(() => manager.startScreen(3, { profileKey: 'alice' })).toThrow(ProfileInUseError);
 
-    await withBrowser(zero, async (browser) => {
+    await withBrowser(0, async (browser) => {
       const page = await firstPage(browser);
       await page.goto(siteUrl);
       await page.evaluate(() => {
@@ -181,7 +181,7 @@ describe('DisplayManager (real Xvfb, xfwm4, Chromium, x11vnc, websockify)', () =
       expect(await page.evaluate(() => [localStorage.getItem('secret'), document.cookie])).toEqual(['screen-0', 'who=screen-0']);
     });
     for (const other of [one, two]) {
-      const seen = await withBrowser(other, async (browser) => {
+      const seen = await withBrowser(other.slot, async (browser) => {
         const page = await firstPage(browser);
         await page.goto(siteUrl);
         return page.evaluate(() => [localStorage.getItem('secret'), document.cookie]);
@@ -205,7 +205,7 @@ describe('DisplayManager (real Xvfb, xfwm4, Chromium, x11vnc, websockify)', () =
     expect(failed.state === 'error' ? failed.error : failed.state).toContain('chromium exited (signal SIGKILL)');
     const again = await manager.ensureScreen(1, { profileKey: 'alice' });
     expect(again.display).toBe(before.display);
-    expect(await cdpAnswers(again.cdpUrl)).toBe(true);
+    expect(await cdpAnswers(again.slot)).toBe(true);
   });
 
   it('reports a screen that cannot boot as an error with the reason', async () => {
@@ -248,10 +248,8 @@ describe('DisplayManager (real Xvfb, xfwm4, Chromium, x11vnc, websockify)', () =
 
     for (const slot of [0, 1, 2]) expect(manager.state(slot).state).toBe('running');
     expect(pids.filter((pid) => processState(pid) === 'T')).toEqual([]);
-    const endpoints = manager.endpoints(0);
-    if (!endpoints) throw new Error('slot 0 is not up');
-    expect(await cdpAnswers(endpoints.cdpUrl)).toBe(true);
-    const sum = await withBrowser(endpoints, async (browser) => (await firstPage(browser)).evaluate(() => 20 + 22));
+    expect(await cdpAnswers(0)).toBe(true);
+    const sum = await withBrowser(0, async (browser) => (await firstPage(browser)).evaluate(() => 20 + 22));
     expect(sum).toBe(42);
   });
 
@@ -271,7 +269,7 @@ describe('DisplayManager (real Xvfb, xfwm4, Chromium, x11vnc, websockify)', () =
     expect(mentioning.map((p) => p.cmdline)).toEqual([]);
     expect(existsSync(xLockFile(displays[2] ?? 0))).toBe(false);
     expect(manager.state(1).state).toBe('running');
-    expect(await cdpAnswers(manager.endpoints(1)?.cdpUrl ?? '')).toBe(true);
+    expect(await cdpAnswers(1)).toBe(true);
   });
 
   it('stops the computer leaving no process, lock or socket behind', async () => {
@@ -351,13 +349,13 @@ describe('DisplayManager after a worker crash', () => {
     const orphans = abandoned.processIds();
     const orphanBrowser = abandoned.health().screens[0]?.processes.find((p) => p.name === 'chromium')?.pid;
 
-    const endpoints = await successor.ensureScreen(0);
+    await successor.ensureScreen(0);
 
     // Chromium hides its environment markers; it must be found anyway, or the new browser would wait on the
     // old one's profile lock.
     const reaped = crashLog.find((line) => line.includes('leftover process'));
     expect(reaped).toMatch(new RegExp(`[ ,]${orphanBrowser}(,|$)`));
     expect(orphans.filter(live)).toEqual([]);
-    expect(await cdpAnswers(endpoints.cdpUrl)).toBe(true);
+    expect(await successor.cdp(0).answers()).toBe(true);
   });
 });

@@ -1,5 +1,9 @@
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { DEFAULT_EGRESS_POLICY, type EgressPolicy } from '@lazyboy/contracts';
+import { chromium, type Browser } from 'playwright-core';
+import type { CdpPipe } from '../browser/cdp-pipe.js';
+import { EgressProxy, type EgressRefusal } from '../network/egress-proxy.js';
 import { stopProcesses } from '../process/desktop-process.js';
 import { privateMemoryBytes } from '../process/proc-table.js';
 import { desktopEnv } from './desktop-env.js';
@@ -14,6 +18,7 @@ import {
   ProfileMismatchError,
   ScreenLimitError,
   ScreenNotRunningError,
+  BrowserUnreachableError,
 } from './errors.js';
 import { assertReachableBy, chownTreeIfNeeded, ensureOwnedDir } from './owned-paths.js';
 import { probeChromiumSandbox } from './sandbox-probe.js';
@@ -44,6 +49,10 @@ export interface DisplayManagerOptions {
    * desktop, settings) for agents and people who need the whole desktop; about a second slower.
    */
   session?: DesktopSession;
+  /** What the screens' programs may reach through the egress proxy. Default: public hosts, no LAN. */
+  egressPolicy?: EgressPolicy;
+  /** Each connection the egress proxy refused (the refusal log). Default: a line in `log`. */
+  onEgressRefused?: (refusal: EgressRefusal) => void;
   log?: (line: string) => void;
 }
 
@@ -69,6 +78,9 @@ export class DisplayManager {
   private readonly bootTimeoutMs: number;
   private readonly session: DesktopSession;
   private readonly log: (line: string) => void;
+  private readonly egressPolicy: EgressPolicy;
+  private readonly onEgressRefused: (refusal: EgressRefusal) => void;
+  private egress: EgressProxy | undefined;
   private readonly screens = new Map<number, Screen>();
   private prepared: Promise<ScreenContext> | undefined;
   private desktopUser: DesktopUser | undefined;
@@ -88,6 +100,9 @@ export class DisplayManager {
     this.session = options.session ?? 'window-manager';
     this.log = options.log ?? ((line) => console.error(`[desktop ${options.computerId}] ${line}`));
     this.readyMarker = path.join(this.runtimeDir, 'ready');
+    this.egressPolicy = options.egressPolicy ?? DEFAULT_EGRESS_POLICY;
+    this.onEgressRefused =
+      options.onEgressRefused ?? ((r) => this.log(`egress refused: ${r.origin} → ${r.host}:${r.port} (${r.reason})`));
     if (!Number.isInteger(this.displayBase) || this.displayBase < 0) {
       throw new RangeError(`displayBase must be a non-negative integer, got ${this.displayBase}`);
     }
@@ -149,7 +164,7 @@ export class DisplayManager {
     return screen.status;
   }
 
-  /** Starts the screen if needed and resolves with its endpoints once Chromium, VNC and websockify answer. */
+  /** Starts the screen if needed and resolves with its endpoints once Chromium and VNC answer. */
   async ensureScreen(slot: number, request: ScreenRequest = {}): Promise<ScreenEndpoints> {
     this.startScreen(slot, request);
     return this.waitReady(slot);
@@ -186,6 +201,32 @@ export class DisplayManager {
     const env = this.screens.get(slot)?.clientEnv;
     if (!env) throw new ScreenNotRunningError(`slot ${slot} has no running screen`);
     return env;
+  }
+
+  /**
+   * Who and where the slot's helpers must run (the computer's user, in the screen's network island): an
+   * X client outside the island would reach the display but not the session bus, and would carry the
+   * worker's network instead of the screen's.
+   */
+  clientRunAs(slot: number): RunAs | undefined {
+    const screen = this.screens.get(slot);
+    if (!screen?.clientEnv) throw new ScreenNotRunningError(`slot ${slot} has no running screen`);
+    return screen.runAs;
+  }
+
+  /** The slot's DevTools pipe; a new one means the browser was started again. */
+  cdp(slot: number): CdpPipe {
+    const pipe = this.screens.get(slot)?.cdp;
+    if (!pipe || pipe.closed) throw new BrowserUnreachableError(`slot ${slot} has no running browser`);
+    return pipe;
+  }
+
+  /**
+   * A playwright-core Browser on the slot's Chromium, as a client of its own over the DevTools pipe:
+   * `close()` on it only disconnects this client.
+   */
+  async connectBrowser(slot: number): Promise<Browser> {
+    return chromium.connectOverCDP(await this.cdp(slot).connect());
   }
 
   health(): DesktopHealth {
@@ -264,6 +305,8 @@ export class DisplayManager {
     // One step: a screen asked for in between would otherwise start in the directory about to go.
     return this.serialize(async () => {
       await this.stopEverything();
+      this.egress?.close();
+      this.egress = undefined;
       rmSync(this.runtimeDir, { recursive: true, force: true });
       this.prepared = undefined;
       const user = this.desktopUser;
@@ -353,6 +396,15 @@ export class DisplayManager {
     if (!sandbox.available) {
       this.log(`user namespaces are not available to ${user.name} (${sandbox.reason}): Chromium runs with --no-sandbox`);
     }
+    if (runAs) {
+      this.egress ??= new EgressProxy({
+        policy: this.egressPolicy,
+        onRefused: this.onEgressRefused,
+        onSuppressed: (origin, count) => this.log(`egress refused ${count} more connection(s) of ${origin} in one second`),
+      });
+    } else {
+      this.log('not running as root: the screens share the host network (no network island, no egress policy)');
+    }
     return {
       user,
       runAs,
@@ -361,6 +413,7 @@ export class DisplayManager {
       xdgRuntimeDir,
       logDir,
       sandbox: sandbox.available,
+      egress: this.egress,
       stopGraceMs: this.stopGraceMs,
       session: this.session,
       log: this.log,

@@ -42,3 +42,8 @@ export class ScreenBootError extends DesktopError {
 export class DesktopSetupError extends DesktopError {
   override readonly name = 'DesktopSetupError';
 }
+
+/** The screen's Chromium does not answer over its DevTools pipe (closed, frozen, or gone). */
+export class BrowserUnreachableError extends DesktopError {
+  override readonly name = 'BrowserUnreachableError';
+}

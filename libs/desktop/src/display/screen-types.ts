@@ -1,18 +1,18 @@
 import type { ComputerState } from '@lazyboy/contracts';
 
-/** Where to reach one running screen. All ports listen on 127.0.0.1 only. */
+/**
+ * What one running screen is. Nothing of it listens on a port: the browser is driven over its DevTools
+ * pipe (`DisplayManager.connectBrowser`), the picture comes from x11vnc's Unix socket.
+ */
 export interface ScreenEndpoints {
   slot: number;
   /** X display name, e.g. ':1'. */
   display: string;
   displayNumber: number;
-  /** Chromium's DevTools HTTP endpoint, for playwright-core's `chromium.connectOverCDP`. */
-  cdpUrl: string;
-  cdpPort: number;
-  /** x11vnc (RFB). */
-  vncPort: number;
-  /** websockify in front of the VNC port; also serves Debian's noVNC pages. */
-  wsPort: number;
+  /** x11vnc's RFB socket, in the screen's 0700 directory. */
+  vncSocket: string;
+  /** `island`: a network namespace of its own, out only through the egress proxy; `host`: the worker's (not root). */
+  network: 'island' | 'host';
   profileKey: string;
   /** Chromium's --user-data-dir. */
   profileDir: string;
@@ -37,7 +37,7 @@ const _sameVocabulary: [ComputerState] extends [ScreenStatus['state']]
   : never = true;
 void _sameVocabulary;
 
-export type DesktopProcessName = 'xvfb' | 'dbus' | 'window-manager' | 'chromium' | 'x11vnc' | 'websockify';
+export type DesktopProcessName = 'xvfb' | 'dbus' | 'window-manager' | 'chromium' | 'x11vnc';
 
 export interface ProcessHealth {
   name: DesktopProcessName;

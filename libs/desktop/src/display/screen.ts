@@ -1,18 +1,22 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { DesktopProcess, leadsGroup, ProcessExitedError, stopProcesses, stopProcessGroup } from '../process/desktop-process.js';
-import { findFreePort, portAccepts } from '../process/net.js';
+import { DesktopProcess, leadsGroup, stopProcesses, stopProcessGroup } from '../process/desktop-process.js';
+import { unixSocketAccepts } from '../process/net.js';
 import { groupMembers, processGone, readProcStat } from '../process/proc-table.js';
 import { runCommand } from '../process/run-command.js';
 import { sendSignal, signalGroup } from '../process/signals.js';
 import { pollUntil, waitFor } from '../process/wait.js';
-import { cdpAnswers, CHROMIUM_COMMAND, chromiumArgs, prepareProfile, profileDirFor, readDevToolsPort } from './chromium.js';
+import { EGRESS_PROXY_PORT, EGRESS_PROXY_URL } from '@lazyboy/contracts';
+import { CdpPipe } from '../browser/cdp-pipe.js';
+import type { EgressProxy } from '../network/egress-proxy.js';
+import { NetworkIsland } from '../network/network-island.js';
+import { CHROMIUM_COMMAND, chromiumArgs, prepareProfile, profileDirFor } from './chromium.js';
 import { accessibilityBusAddress, launchDbusSession, type DbusSession } from './dbus-session.js';
 import { desktopEnv } from './desktop-env.js';
 import { findDesktopProcesses } from './desktop-processes.js';
 import type { DesktopUser } from './desktop-user.js';
 import { xServerHolding } from './display-numbers.js';
-import { DisplayInUseError, ScreenBootError, ScreenNotRunningError } from './errors.js';
+import { BrowserUnreachableError, DisplayInUseError, ScreenBootError, ScreenNotRunningError } from './errors.js';
 import { ensureOwnedDir } from './owned-paths.js';
 import type { DesktopProcessName, ProcessHealth, ScreenEndpoints, ScreenHealth, ScreenStatus } from './screen-types.js';
 import { createXAuthority } from './x-authority.js';
@@ -22,7 +26,6 @@ export const SCREEN_WIDTH = 1280;
 export const SCREEN_HEIGHT = 800;
 /** Leaves room for the window manager's title bar inside the 800 px screen. */
 const BROWSER_HEIGHT = 760;
-const PORT_ATTEMPTS = 3;
 const WAKE_CONFIRM_MS = 15_000;
 const SUSPEND_CONFIRM_MS = 5_000;
 
@@ -36,6 +39,11 @@ export interface ScreenContext {
   logDir: string;
   /** False when the kernel forbids user namespaces: Chromium then runs with --no-sandbox. */
   sandbox: boolean;
+  /**
+   * The way out of every screen's network island. Undefined when the worker is not root: screens then
+   * share the host's network (a single-user machine; nothing isolates one computer from another).
+   */
+  egress: EgressProxy | undefined;
   stopGraceMs: number;
   session: DesktopSession;
   log: (line: string) => void;
@@ -56,9 +64,14 @@ export interface ScreenInit {
 }
 
 /** Start order: signals go out in it, so a wake resumes the X server before its clients. Stop runs backwards. */
-const PROCESS_ORDER: DesktopProcessName[] = ['xvfb', 'dbus', 'window-manager', 'chromium', 'x11vnc', 'websockify'];
+const PROCESS_ORDER: DesktopProcessName[] = ['xvfb', 'dbus', 'window-manager', 'chromium', 'x11vnc'];
 
-/** One X display of a computer and everything on it: Xvfb, a session bus, xfwm4, Chromium, x11vnc, websockify. */
+/**
+ * One X display of a computer and everything on it — Xvfb, a session bus, xfwm4, Chromium, x11vnc — inside
+ * a network island of its own. No part of it listens on a port: Chromium speaks CDP over a pipe to the
+ * worker, x11vnc serves RFB on a Unix socket in the screen's 0700 directory, and the only address the
+ * island can reach is the worker's egress proxy on its loopback.
+ */
 export class Screen {
   readonly slot: number;
   readonly displayNumber: number;
@@ -70,6 +83,9 @@ export class Screen {
   private readonly processes = new Map<Exclude<DesktopProcessName, 'dbus'>, DesktopProcess>();
   private dbus: DbusSession | undefined;
   private context: ScreenContext | undefined;
+  private island: NetworkIsland | undefined;
+  private screenRunAs: RunAs | undefined;
+  private cdpPipe: CdpPipe | undefined;
   private env: Record<string, string> | undefined;
   private readonly stopRequest = new AbortController();
   private stopping: Promise<void> | undefined;
@@ -101,6 +117,16 @@ export class Screen {
     return this.env ? { ...this.env } : undefined;
   }
 
+  /** Who and where the screen's programs run: the computer's user, inside this screen's island. */
+  get runAs(): RunAs | undefined {
+    return this.screenRunAs;
+  }
+
+  /** The browser's DevTools pipe, once Chromium has started; the worker's only way to drive it. */
+  get cdp(): CdpPipe | undefined {
+    return this.cdpPipe;
+  }
+
   /** SIGSTOP for every process of the screen: memory stays, CPU use stops. Resolves once they are all stopped. */
   async suspend(): Promise<void> {
     const status = this.statusValue;
@@ -127,7 +153,7 @@ export class Screen {
       for (const pid of frozen) sendSignal(pid, 'SIGCONT');
       return frozen.length === 0;
     }, SUSPEND_CONFIRM_MS);
-    const answered = await waitFor(async () => ((await cdpAnswers(status.endpoints.cdpUrl)) ? true : undefined), {
+    const answered = await waitFor(async () => ((await this.cdpPipe?.answers()) ? true : undefined), {
       signal: AbortSignal.any([this.stopRequest.signal, AbortSignal.timeout(WAKE_CONFIRM_MS)]),
       intervalMs: 100,
       failIf: () => this.processes.get('chromium')?.exitError(),
@@ -210,13 +236,27 @@ export class Screen {
   }
 
   private async launch(context: ScreenContext, signal: AbortSignal): Promise<ScreenEndpoints> {
-    const { runAs } = context;
     const screenDir = path.join(context.runtimeDir, `screen-${this.slot}`);
-    ensureOwnedDir(screenDir, runAs, 0o700);
+    ensureOwnedDir(screenDir, context.runAs, 0o700);
 
     this.step = 'checking the display number';
     const holder = xServerHolding(this.displayNumber);
     if (holder !== undefined) throw new DisplayInUseError(`display ${this.display} is held by X server pid ${holder}`);
+
+    this.step = 'making the network island';
+    let egressEntry: Promise<void> = Promise.resolve();
+    if (context.egress && context.runAs) {
+      const island = await NetworkIsland.create();
+      this.island = island;
+      this.screenRunAs = { ...context.runAs, netns: island.path };
+      const egress = context.egress;
+      // Made while the desktop boots; the browser only needs it for its first request.
+      egressEntry = island.listen(EGRESS_PROXY_PORT).then((listener) => egress.attach(listener, `screen ${this.slot}`));
+      egressEntry.catch(() => undefined);
+    } else {
+      this.screenRunAs = context.runAs;
+    }
+    const runAs = this.screenRunAs;
 
     this.step = 'writing the X cookie';
     const xauthority = path.join(screenDir, 'Xauthority');
@@ -228,6 +268,7 @@ export class Screen {
       slot: this.slot,
       display: this.display,
       xauthority,
+      ...(this.island ? { proxyUrl: EGRESS_PROXY_URL } : {}),
     });
     await createXAuthority(xauthority, this.display, runAs, baseEnv);
 
@@ -251,7 +292,7 @@ export class Screen {
         '3',
       ],
       baseEnv,
-      true,
+      1,
     );
     await waitForDisplayFd(xvfb, signal);
 
@@ -264,19 +305,20 @@ export class Screen {
     this.env = env;
 
     const profileDir = profileDirFor(context.homeDir, this.profileKey);
-    const [cdpPort, viewer] = await bothOrNeither(
+    const vncSocket = path.join(screenDir, 'vnc.sock');
+    await bothOrNeither(
       (branchSignal) => this.startBrowser(context, env, profileDir, branchSignal),
-      (branchSignal) => this.startViewer(context, env, branchSignal),
+      (branchSignal) => this.startViewer(context, env, vncSocket, branchSignal),
       signal,
     );
+    this.step = 'opening the way out of the network island';
+    await egressEntry;
     return {
       slot: this.slot,
       display: this.display,
       displayNumber: this.displayNumber,
-      cdpUrl: `http://127.0.0.1:${cdpPort}`,
-      cdpPort,
-      vncPort: viewer.vncPort,
-      wsPort: viewer.wsPort,
+      vncSocket,
+      network: this.island ? 'island' : 'host',
       profileKey: this.profileKey,
       profileDir,
       xauthority,
@@ -290,13 +332,13 @@ export class Screen {
     env: Record<string, string>,
     profileDir: string,
     signal: AbortSignal,
-  ): Promise<number> {
+  ): Promise<void> {
     this.step = context.session === 'xfce' ? 'starting the XFCE session' : 'starting the window manager';
     const wm =
       context.session === 'xfce'
         ? await this.spawn(context, 'window-manager', 'xfce4-session', [], env)
         : await this.spawn(context, 'window-manager', 'xfwm4', ['--compositor=off'], env);
-    await waitFor(async () => ((await windowManagerAnswers(env)) ? true : undefined), {
+    await waitFor(async () => ((await windowManagerAnswers(env, this.screenRunAs)) ? true : undefined), {
       signal,
       intervalMs: 100,
       failIf: () => wm.exitError(),
@@ -308,81 +350,67 @@ export class Screen {
       context,
       'chromium',
       CHROMIUM_COMMAND,
-      chromiumArgs({ profileDir, sandbox: context.sandbox, width: SCREEN_WIDTH, height: BROWSER_HEIGHT }),
+      chromiumArgs({
+        profileDir,
+        sandbox: context.sandbox,
+        width: SCREEN_WIDTH,
+        height: BROWSER_HEIGHT,
+        ...(this.island ? { proxyServer: EGRESS_PROXY_URL } : {}),
+      }),
       env,
+      2,
     );
-    const failIf = (): Error | undefined => chromium.exitError();
-    const port = await waitFor(() => readDevToolsPort(profileDir), { signal, failIf });
+    const toBrowser = chromium.pipes.get(3);
+    const fromBrowser = chromium.pipes.get(4);
+    if (!toBrowser || !fromBrowser) throw new BrowserUnreachableError('Chromium was started without its DevTools pipe');
+    const pipe = new CdpPipe(toBrowser, fromBrowser);
+    this.cdpPipe = pipe;
     this.step = 'waiting for CDP';
-    await waitFor(async () => ((await cdpAnswers(`http://127.0.0.1:${port}`)) ? true : undefined), {
+    await waitFor(async () => ((await pipe.answers(1_000)) ? true : undefined), {
       signal,
-      intervalMs: 100,
-      failIf,
+      intervalMs: 50,
+      failIf: () => chromium.exitError(),
     });
-    return port;
   }
 
+  /** x11vnc on a Unix socket only (no TCP at all): the worker is the one that can open it. */
   private async startViewer(
     context: ScreenContext,
     env: Record<string, string>,
+    vncSocket: string,
     signal: AbortSignal,
-  ): Promise<{ vncPort: number; wsPort: number }> {
-    const vncPort = await this.startOnFreePort(
+  ): Promise<void> {
+    rmSync(vncSocket, { force: true });
+    const x11vnc = await this.spawn(
       context,
       'x11vnc',
       'x11vnc',
-      (port) => [
+      [
         '-display',
         this.display,
         '-auth',
         env['XAUTHORITY'] ?? '',
+        '-unixsock',
+        vncSocket,
+        // Port 0 and v6 port -1: no TCP listener of any kind.
         '-rfbport',
-        String(port),
-        '-localhost',
+        '0',
+        '-rfbportv6',
+        '-1',
         '-forever',
         '-shared',
         '-noxdamage',
-        // No VNC password: the port is loopback-only and viewers arrive through the authorising proxy.
+        // No VNC password: the socket is in the screen's 0700 directory and viewers arrive through the
+        // worker, which the authorising web proxy reaches with a signed, single-use grant.
         '-nopw',
       ],
       env,
-      signal,
     );
-    const wsPort = await this.startOnFreePort(
-      context,
-      'websockify',
-      '/usr/bin/websockify',
-      (port) => ['--web', '/usr/share/novnc', `127.0.0.1:${port}`, `127.0.0.1:${vncPort}`],
-      env,
+    await waitFor(async () => ((await unixSocketAccepts(vncSocket)) ? true : undefined), {
       signal,
-    );
-    return { vncPort, wsPort };
-  }
-
-  /** A port picked now may be taken before the program binds it: then the program exits and we try another. */
-  private async startOnFreePort(
-    context: ScreenContext,
-    name: 'x11vnc' | 'websockify',
-    command: string,
-    argsFor: (port: number) => string[],
-    env: Record<string, string>,
-    signal: AbortSignal,
-  ): Promise<number> {
-    for (let attempt = 1; ; attempt += 1) {
-      const port = await findFreePort();
-      const child = await this.spawn(context, name, command, argsFor(port), env);
-      try {
-        await waitFor(async () => ((await portAccepts(port)) ? true : undefined), {
-          signal,
-          intervalMs: 100,
-          failIf: () => child.exitError(),
-        });
-        return port;
-      } catch (error) {
-        if (!(error instanceof ProcessExitedError) || attempt >= PORT_ATTEMPTS) throw error;
-        context.log(`${this.display}: ${name} could not use port ${port} (${error.message}); trying another`);
-      }
-    }
+      intervalMs: 50,
+      failIf: () => x11vnc.exitError(),
+    });
   }
 
   private async spawn(
@@ -391,7 +419,7 @@ export class Screen {
     command: string,
     args: string[],
     env: Record<string, string>,
-    pipeFd3 = false,
+    extraPipes: 0 | 1 | 2 = 0,
   ): Promise<DesktopProcess> {
     const child = await DesktopProcess.start({
       name,
@@ -400,8 +428,8 @@ export class Screen {
       env,
       cwd: context.homeDir,
       logFile: path.join(context.logDir, `screen-${this.slot}-${name}.log`),
-      runAs: context.runAs,
-      pipeFd3,
+      runAs: this.screenRunAs,
+      extraPipes,
     });
     this.processes.set(name, child);
     return child;
@@ -435,12 +463,16 @@ export class Screen {
     const grace = context.stopGraceMs;
     const stop = (name: Exclude<DesktopProcessName, 'dbus'>): Promise<void> =>
       this.processes.get(name)?.stop(grace) ?? Promise.resolve();
-    await Promise.all([stop('websockify'), stop('x11vnc'), stop('chromium')]);
+    await Promise.all([stop('x11vnc'), stop('chromium')]);
     await stop('window-manager');
     if (this.dbus) await stopSessionBus(this.dbus.pid, grace);
     await stop('xvfb');
     await stopProcesses(this.ownProcesses(context), Math.min(grace, 2_000));
     rmSync(path.join(context.runtimeDir, `screen-${this.slot}`, 'Xauthority'), { force: true });
+    rmSync(path.join(context.runtimeDir, `screen-${this.slot}`, 'vnc.sock'), { force: true });
+    this.cdpPipe = undefined;
+    this.island?.close();
+    this.island = undefined;
   }
 
   /** This screen's processes found in the process table (see findDesktopProcesses). */
@@ -489,7 +521,7 @@ async function bothOrNeither<A, B>(
 
 /** Resolves when Xvfb reports its display number on fd 3 (-displayfd). */
 async function waitForDisplayFd(xvfb: DesktopProcess, signal: AbortSignal): Promise<void> {
-  const fd3 = xvfb.fd3;
+  const fd3 = xvfb.pipes.get(3);
   if (!fd3) throw new Error('Xvfb was started without its readiness pipe');
   signal.throwIfAborted();
   try {
@@ -508,8 +540,8 @@ async function waitForDisplayFd(xvfb: DesktopProcess, signal: AbortSignal): Prom
   }
 }
 
-async function windowManagerAnswers(env: Record<string, string>): Promise<boolean> {
-  const result = await runCommand('xprop', ['-root', '_NET_SUPPORTING_WM_CHECK'], { env, timeoutMs: 5_000 });
+async function windowManagerAnswers(env: Record<string, string>, runAs: RunAs | undefined): Promise<boolean> {
+  const result = await runCommand('xprop', ['-root', '_NET_SUPPORTING_WM_CHECK'], { env, runAs, timeoutMs: 5_000 });
   return result.code === 0 && result.stdout.includes('window id');
 }
 

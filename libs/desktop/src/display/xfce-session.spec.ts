@@ -3,7 +3,6 @@ import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { makeWalkableDir, tempDirPath } from '../testing/temp-dirs.js';
 import { testDisplayBase } from '../testing/display-base.js';
-import { cdpAnswers } from './chromium.js';
 import { DisplayManager } from './display-manager.js';
 
 const commandOf = (pid: number): string => {
@@ -35,7 +34,7 @@ describe('DisplayManager with the full XFCE session', () => {
 
   it('boots the XFCE session (window manager and panel) with Chromium answering CDP, and stops it all', async () => {
     const endpoints = await manager.ensureScreen(0, { profileKey: 'xfce' });
-    expect(await cdpAnswers(endpoints.cdpUrl)).toBe(true);
+    expect(await manager.cdp(endpoints.slot).answers()).toBe(true);
     // The panel comes up shortly after the session's window manager.
     let commands: string[] = [];
     for (let i = 0; i < 100; i++) {

@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
-import type { DesktopUser } from '../display/desktop-user.js';
-import type { RunAs } from '../process/run-as.js';
+import { launchSpec, type RunAs } from '../process/run-as.js';
 import { runCommand } from '../process/run-command.js';
 import { ATSPI_SCRIPT } from './atspi-script.js';
 import { NativeHelperError } from './errors.js';
@@ -8,7 +7,7 @@ import { NativeHelperError } from './errors.js';
 /** What the native layer needs from a DisplayManager (which satisfies it): the display's environment and user. */
 export interface NativeDisplay {
   clientEnv(slot: number): Record<string, string>;
-  readonly user: DesktopUser | undefined;
+  clientRunAs(slot: number): RunAs | undefined;
 }
 
 /** Debian's interpreter: pyatspi is a Debian package, invisible to the pyenv python first on PATH. */
@@ -27,12 +26,7 @@ interface ClientContext {
  */
 export function clientContext(display: NativeDisplay, slot: number): ClientContext {
   const env = display.clientEnv(slot);
-  const user = display.user;
-  return {
-    env,
-    runAs: user?.dedicated ? { uid: user.uid, gid: user.gid } : undefined,
-    cwd: env['HOME'] ?? '/',
-  };
+  return { env, runAs: display.clientRunAs(slot), cwd: env['HOME'] ?? '/' };
 }
 
 export async function runClient(
@@ -61,11 +55,12 @@ export async function runClientBinary(
 ): Promise<Buffer> {
   const { env, runAs, cwd } = clientContext(display, slot);
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const child = spawn(command, args, {
+  const launch = launchSpec(command, args, runAs);
+  const child = spawn(launch.command, launch.args, {
     env,
     cwd,
-    uid: runAs?.uid,
-    gid: runAs?.gid,
+    uid: launch.uid,
+    gid: launch.gid,
     stdio: [options.input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
     timeout: timeoutMs,
     killSignal: 'SIGKILL',

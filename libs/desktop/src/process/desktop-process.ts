@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { groupMembers, processGone, readProcStat } from './proc-table.js';
-import type { RunAs } from './run-as.js';
+import { launchSpec, type RunAs } from './run-as.js';
 import { sendSignal, signalGroup } from './signals.js';
 import { pollUntil } from './wait.js';
 
@@ -16,8 +16,11 @@ export interface DesktopProcessOptions {
   /** stdout and stderr are appended here. */
   logFile: string;
   runAs?: RunAs | undefined;
-  /** Opens a pipe on the child's fd 3 (Xvfb's -displayfd reports readiness there). */
-  pipeFd3?: boolean;
+  /**
+   * Pipes on the child's fds 3, 4, …: Xvfb's -displayfd reports readiness on fd 3; Chromium's
+   * --remote-debugging-pipe reads CDP from fd 3 and writes it to fd 4.
+   */
+  extraPipes?: 0 | 1 | 2;
 }
 
 export interface ProcessExit {
@@ -45,15 +48,20 @@ export class DesktopProcess {
   readonly pid: number;
   readonly logFile: string;
   readonly exited: Promise<ProcessExit>;
-  readonly fd3: Readable | undefined;
+  /** The child's extra pipes by fd number (3, 4); each is a socket the worker may read and write. */
+  readonly pipes: ReadonlyMap<number, Readable & Writable>;
   private exit: ProcessExit | undefined;
 
   private constructor(options: DesktopProcessOptions, child: ChildProcess, pid: number) {
     this.name = options.name;
     this.pid = pid;
     this.logFile = options.logFile;
-    const fd3 = child.stdio[3];
-    this.fd3 = fd3 && 'read' in fd3 ? (fd3 as Readable) : undefined;
+    const pipes = new Map<number, Readable & Writable>();
+    for (const fd of [3, 4]) {
+      const stream = child.stdio[fd];
+      if (stream && 'read' in stream) pipes.set(fd, stream as Readable & Writable);
+    }
+    this.pipes = pipes;
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
         this.exit = { code, signal };
@@ -67,14 +75,16 @@ export class DesktopProcess {
     mkdirSync(path.dirname(options.logFile), { recursive: true });
     const log = openSync(options.logFile, 'a');
     let child: ChildProcess;
+    const launch = launchSpec(options.command, options.args, options.runAs);
+    const extra = Array.from({ length: options.extraPipes ?? 0 }, () => 'pipe' as const);
     try {
-      child = spawn(options.command, options.args, {
+      child = spawn(launch.command, launch.args, {
         cwd: options.cwd,
         env: options.env,
         detached: true,
-        stdio: options.pipeFd3 ? ['ignore', log, log, 'pipe'] : ['ignore', log, log],
-        uid: options.runAs?.uid,
-        gid: options.runAs?.gid,
+        stdio: ['ignore', log, log, ...extra],
+        uid: launch.uid,
+        gid: launch.gid,
       });
     } finally {
       closeSync(log);

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import type { RunAs } from './run-as.js';
+import { launchSpec, type RunAs } from './run-as.js';
 
 export interface CommandResult {
   code: number | null;
@@ -22,13 +22,14 @@ export interface RunCommandOptions {
  * daemon it forked keeps the output pipes open (dbus-launch does exactly that).
  */
 export async function runCommand(command: string, args: string[], options: RunCommandOptions = {}): Promise<CommandResult> {
-  const child = spawn(command, args, {
+  const launch = launchSpec(command, args, options.runAs);
+  const child = spawn(launch.command, launch.args, {
     env: options.env ?? process.env,
     cwd: options.cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: options.detached ?? false,
-    uid: options.runAs?.uid,
-    gid: options.runAs?.gid,
+    uid: launch.uid,
+    gid: launch.gid,
     timeout: options.timeoutMs ?? 15_000,
     signal: options.signal,
     killSignal: 'SIGKILL',

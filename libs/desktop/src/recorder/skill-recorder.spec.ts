@@ -1,11 +1,11 @@
 import { testDisplayBase } from '../testing/display-base.js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { rmSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { startTestSite, type TestSite } from '../testing/test-site.js';
 import { DisplayManager } from '../display/display-manager.js';
 import { makeWalkableDir, tempDirPath } from '../testing/temp-dirs.js';
 import { RecorderStateError } from './errors.js';
@@ -50,7 +50,7 @@ describe('SkillRecorder (real Xvfb screen with Chromium over CDP)', () => {
     stopGraceMs: 2_000,
     log: () => undefined,
   });
-  const server = http.createServer((request, response) => {
+  const serve: http.RequestListener = (request, response) => {
     if (request.method === 'POST' && request.url === '/login') {
       request.resume();
       request.on('end', () => response.writeHead(303, { location: '/dashboard' }).end());
@@ -59,15 +59,15 @@ describe('SkillRecorder (real Xvfb screen with Chromium over CDP)', () => {
     const body = PAGES[request.url ?? ''];
     response.writeHead(body ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
     response.end(body ?? 'not found');
-  });
+  };
+  let site: TestSite;
   let base = '';
-  let cdpUrl = '';
   let driver: Browser;
   let page: Page;
 
   /** A recorder with fast sampling; the frames come from the real display. */
   const recorder = (options: SkillRecorderOptions = {}) =>
-    SkillRecorder.overCdp(cdpUrl, {
+    SkillRecorder.overCdp(() => manager.connectBrowser(0), {
       frames: displayFrameSource(manager, 0),
       sampleIntervalMs: 300,
       inputQuietMs: 600,
@@ -86,11 +86,11 @@ describe('SkillRecorder (real Xvfb screen with Chromium over CDP)', () => {
 
   beforeAll(async () => {
     makeWalkableDir(root);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    cdpUrl = (await manager.ensureScreen(0)).cdpUrl;
-    // The "person": a separate CDP connection driving the same window the recorder watches.
-    driver = await chromium.connectOverCDP(cdpUrl);
+    site = await startTestSite(serve);
+    base = site.url.replace(/\/$/, '');
+    await manager.ensureScreen(0);
+    // The "person": a separate CDP client driving the same window the recorder watches.
+    driver = await manager.connectBrowser(0);
     const context = driver.contexts()[0];
     if (!context) throw new Error('Chromium has no default context');
     page = context.pages()[0] ?? (await context.newPage());
@@ -99,8 +99,7 @@ describe('SkillRecorder (real Xvfb screen with Chromium over CDP)', () => {
   afterAll(async () => {
     await driver?.close();
     await manager.dispose();
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await site?.close();
     rmSync(root, { recursive: true, force: true });
   });
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chromium, type Browser, type BrowserContext, type Disposable, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Disposable, type Page } from 'playwright-core';
 import { RecorderAttachError, RecorderStateError } from './errors.js';
 import { eventFromPage } from './events.js';
 import { KeyFrameSampler, type FrameSource, type SamplerProgress } from './frames.js';
@@ -55,20 +55,21 @@ export class SkillRecorder {
   private readonly tabIds = new WeakMap<Page, number>();
 
   /**
-   * A recorder on the Chromium behind a CDP endpoint (`ScreenEndpoints.cdpUrl`), in its default context. The
-   * connection belongs to the recorder: stop() disconnects it (Chromium keeps running), so it records once.
+   * A recorder on a CDP client of its own (`() => manager.connectBrowser(slot)`), in the browser's default
+   * context. The client belongs to the recorder: stop() disconnects it (Chromium keeps running), so it
+   * records once.
    */
-  static async overCdp(cdpUrl: string, options: SkillRecorderOptions = {}): Promise<SkillRecorder> {
+  static async overCdp(connect: () => Promise<Browser>, options: SkillRecorderOptions = {}): Promise<SkillRecorder> {
     let browser: Browser;
     try {
-      browser = await chromium.connectOverCDP(cdpUrl);
+      browser = await connect();
     } catch (error) {
-      throw new RecorderAttachError(`cannot reach Chromium at ${cdpUrl}: ${(error as Error).message}`);
+      throw new RecorderAttachError(`cannot reach the browser: ${(error as Error).message}`);
     }
     const context = browser.contexts()[0];
     if (!context) {
       await browser.close();
-      throw new RecorderAttachError(`Chromium at ${cdpUrl} has no browser context`);
+      throw new RecorderAttachError('the browser has no default context');
     }
     return new SkillRecorder(context, options, browser);
   }

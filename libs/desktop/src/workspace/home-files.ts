@@ -22,6 +22,7 @@ import {
 import path from 'node:path';
 import type { RunAs } from '../process/run-as.js';
 import { HomePathError, PathOutsideHomeError } from './errors.js';
+import { PRIVATE_HOME_DIR } from '../display/chromium.js';
 import { isInside } from './sandbox-args.js';
 
 export interface HomeFilesOptions {
@@ -32,6 +33,11 @@ export interface HomeFilesOptions {
   maxReadBytes?: number;
   /** Largest file `write` accepts. Default 32 MiB. */
   maxWriteBytes?: number;
+  /**
+   * Folders of the home (relative) the agent may not touch: the computer's own data, such as the browsers'
+   * profiles with their cookies. Default `.lazyboy`.
+   */
+  privateDirs?: readonly string[];
 }
 
 export interface HomeEntry {
@@ -81,12 +87,14 @@ export class HomeFiles {
   private readonly owner: RunAs | undefined;
   private readonly maxReadBytes: number;
   private readonly maxWriteBytes: number;
+  private readonly privateDirs: readonly string[];
 
   constructor(options: HomeFilesOptions) {
     this.homeDir = path.resolve(options.homeDir);
     this.owner = options.owner;
     this.maxReadBytes = options.maxReadBytes ?? 1024 * 1024;
     this.maxWriteBytes = options.maxWriteBytes ?? 32 * 1024 * 1024;
+    this.privateDirs = options.privateDirs ?? [PRIVATE_HOME_DIR];
   }
 
   /** The real path `target` names inside the home (it need not exist yet). */
@@ -102,7 +110,9 @@ export class HomeFiles {
     }
     const real = realpathSync(existing);
     if (!isInside(real, home)) throw new PathOutsideHomeError(`${target} leads outside the home (to ${real})`);
-    return path.join(real, ...missing);
+    const resolved = path.join(real, ...missing);
+    this.assertNotPrivate(resolved, home, target);
+    return resolved;
   }
 
   list(target = '.'): HomeEntry[] {
@@ -182,6 +192,7 @@ export class HomeFiles {
     const lexical = this.lexical(target);
     const name = path.basename(lexical);
     if (lexical === this.homeDir || name === '') throw new HomePathError(`${target} is the home itself`, 'not-a-file');
+    this.assertNotPrivate(lexical, this.homeDir, target);
     const dirFd = this.openParentCreating(path.dirname(lexical), target);
     try {
       const dir = `/proc/self/fd/${dirFd}`;
@@ -248,9 +259,24 @@ export class HomeFiles {
 
   private assertDescriptorInside(fd: number, target: string): void {
     const opened = readlinkSync(`/proc/self/fd/${fd}`);
-    if (!isInside(opened, this.realHome())) {
+    const home = this.realHome();
+    if (!isInside(opened, home)) {
       closeSync(fd);
       throw new PathOutsideHomeError(`${target} leads outside the home (to ${opened})`);
+    }
+    try {
+      this.assertNotPrivate(opened, home, target);
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+  }
+
+  private assertNotPrivate(real: string, home: string, target: string): void {
+    for (const dir of this.privateDirs) {
+      if (isInside(real, path.join(home, dir))) {
+        throw new PathOutsideHomeError(`${target} is in ${dir}, the computer's own data (browser profiles), not the agent's`);
+      }
     }
   }
 

@@ -15,6 +15,13 @@ export interface SandboxLayout {
   xauthority?: string | undefined;
   /** The display's accessibility bus socket, so GUI programs join the AT-SPI tree. */
   a11ySocket?: string | undefined;
+  /** Folders inside the home covered with an empty tmpfs (the computer's own data: browser profiles). */
+  privateDirs?: readonly string[];
+  /**
+   * Keep the network namespace the sandbox starts in: the screen's island, whose only way out is the egress
+   * proxy. Otherwise the sandbox gets an empty one (no network at all).
+   */
+  shareNetwork?: boolean;
 }
 
 /** Never hidden: a tmpfs over these would leave the sandbox without a working system. */
@@ -53,16 +60,21 @@ export function bwrapArguments(layout: SandboxLayout, command: string): string[]
     covered.push(dir);
   }
   args.push('--bind', homeDir, homeDir);
+  for (const dir of layout.privateDirs ?? []) {
+    const inside = path.resolve(homeDir, dir);
+    if (!isInside(inside, homeDir) || inside === homeDir) throw new RangeError(`private dir ${dir} is not inside the home`);
+    args.push('--tmpfs', inside);
+  }
   if (layout.xSocket) args.push('--ro-bind', layout.xSocket, layout.xSocket);
   if (layout.xauthority) args.push('--ro-bind', layout.xauthority, layout.xauthority);
   if (layout.a11ySocket) args.push('--ro-bind', layout.a11ySocket, layout.a11ySocket);
   args.push(
     '--chdir',
     layout.cwd,
-    // Own user, pid, ipc, uts, cgroup and network namespaces: loopback inside is a different, empty one,
-    // so the worker's control port, CDP, VNC and other computers' ports cannot be reached.
+    // Own user, pid, ipc, uts and cgroup namespaces. The network is the screen's island when there is one
+    // (nothing but the island's loopback and the egress proxy), else an empty namespace of its own.
     '--unshare-all',
-    '--unshare-net',
+    layout.shareNetwork ? '--share-net' : '--unshare-net',
     '--die-with-parent',
     // setsid: no TIOCSTI into a terminal of the worker's.
     '--new-session',

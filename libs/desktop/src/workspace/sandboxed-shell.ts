@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { EGRESS_PROXY_URL } from '@lazyboy/contracts';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -6,6 +7,9 @@ import { RUNTIME_MARKER } from '../display/desktop-env.js';
 import { busSocketPath } from '../display/dbus-session.js';
 import type { DesktopUser } from '../display/desktop-user.js';
 import { xSocketFile } from '../display/display-numbers.js';
+import { PRIVATE_HOME_DIR } from '../display/chromium.js';
+import { proxyEnv } from '../display/desktop-env.js';
+import { launchSpec, type RunAs } from '../process/run-as.js';
 import { signalGroup } from '../process/signals.js';
 import { logSize, logTailText, readLogSlice } from './command-log.js';
 import { PathOutsideHomeError, SandboxUnavailableError, UnknownCommandError } from './errors.js';
@@ -27,6 +31,12 @@ export interface SandboxedShellOptions {
    * commands): typically `() => manager.clientEnv(0)`, returning undefined (or throwing) when no screen runs.
    */
   displayEnv?: () => Record<string, string> | undefined;
+  /**
+   * Who and where the slot's programs run (`() => manager.clientRunAs(slot)`): with a network island the
+   * command starts inside it and reaches the internet through the egress proxy; without one (no screen, or
+   * a worker that is not root) it has no network at all.
+   */
+  displayRunAs?: () => RunAs | undefined;
   /** Hidden in addition to /home, /root, /run and the home's parent (e.g. the worker's data directory). */
   hiddenDirs?: readonly string[];
   /** Default deadline of a command. Default 30 s. */
@@ -180,6 +190,7 @@ export class SandboxedShell {
   ): CommandEntry {
     const { user } = this.options;
     const display = this.currentDisplay();
+    const island = display ? this.currentIsland() : undefined;
     const args = bwrapArguments(
       {
         homeDir: this.homeDir,
@@ -194,6 +205,8 @@ export class SandboxedShell {
         xSocket: display?.xSocket,
         xauthority: display?.xauthority,
         a11ySocket: display?.a11ySocket,
+        privateDirs: [PRIVATE_HOME_DIR],
+        shareNetwork: island !== undefined,
       },
       command,
     );
@@ -203,14 +216,19 @@ export class SandboxedShell {
     const started = Date.now();
     const log = openSync(logFile, 'a', 0o600);
     let child: ChildProcess;
+    const launch = launchSpec(
+      this.options.bwrapPath ?? 'bwrap',
+      args,
+      island ?? (user.dedicated ? { uid: user.uid, gid: user.gid } : undefined),
+    );
     try {
-      child = spawn(this.options.bwrapPath ?? 'bwrap', args, {
+      child = spawn(launch.command, launch.args, {
         cwd: '/',
-        env: this.sandboxEnv(display?.env),
+        env: { ...this.sandboxEnv(display?.env), ...(island ? proxyEnv(EGRESS_PROXY_URL) : {}) },
         detached: true,
         stdio: ['ignore', log, log, 'pipe'],
-        uid: user.dedicated ? user.uid : undefined,
-        gid: user.dedicated ? user.gid : undefined,
+        uid: launch.uid,
+        gid: launch.gid,
       });
     } finally {
       closeSync(log);
@@ -322,6 +340,17 @@ export class SandboxedShell {
       if (runtime) env[RUNTIME_MARKER] = runtime;
     }
     return env;
+  }
+
+  /** The slot's island, when its screen runs in one (asked at each command: the screen may have restarted). */
+  private currentIsland(): (RunAs & { netns: string }) | undefined {
+    let runAs: RunAs | undefined;
+    try {
+      runAs = this.options.displayRunAs?.();
+    } catch {
+      return undefined;
+    }
+    return runAs?.netns ? { ...runAs, netns: runAs.netns } : undefined;
   }
 
   private currentDisplay():
