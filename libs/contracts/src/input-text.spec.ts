@@ -48,7 +48,7 @@ describe('unsafeTextIssues', () => {
     for (let i = 0; i < 200_000; i++) deep = [deep];
     const issues = unsafeTextIssues(deep);
     expect(issues).toHaveLength(1);
-    expect(issues[0]!.path.split('.')).toHaveLength(200_000);
+    expect(issues[0]!.path).toBe(`${'0.'.repeat(100)}…`);
     expect(unsafeTextIssues(Array.from({ length: 1_000 }, () => '\u0000'))).toHaveLength(20);
   });
 });

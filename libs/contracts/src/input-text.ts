@@ -39,10 +39,14 @@ interface Node {
   parent?: Node;
 }
 
+/** Longer paths (a value nested thousands deep) are cut: the answer names the field, it need not spell it. */
+const MAX_PATH_LENGTH = 200;
+
 function pathOf(node: Node | undefined): string {
   const keys: (string | number)[] = [];
   for (let at = node; at?.key !== undefined; at = at.parent) keys.push(at.key);
-  return inputPath(keys.reverse());
+  const path = inputPath(keys.reverse());
+  return path.length > MAX_PATH_LENGTH ? `${path.slice(0, MAX_PATH_LENGTH)}…` : path;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
