@@ -18,7 +18,7 @@ import { performance as nodePerformance } from 'node:perf_hooks';
 import pg from 'pg';
 import {
   type ManagedProcess,
-  ensureDatabase,
+  ensureAppDatabase,
   migrateDatabase,
   startScratchServices,
   tail,
@@ -100,8 +100,8 @@ function timeModelServer(server: ScriptedModelServer): void {
 async function startServices(): Promise<{ services: ScratchServices; databaseUrl: string }> {
   const services = await startScratchServices('lazyboy-bench-queue-');
   try {
-    await ensureDatabase(services.postgres.url('postgres'), DATABASE);
-    const databaseUrl = services.postgres.url(DATABASE);
+    await ensureAppDatabase(services.postgres.url('postgres'), DATABASE, services.appRole.name);
+    const databaseUrl = services.postgres.url(DATABASE, services.appRole);
     await migrateDatabase(databaseUrl);
     return { services, databaseUrl };
   } catch (error) {

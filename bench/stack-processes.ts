@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import {
   ManagedProcess,
-  ensureDatabase,
+  ensureAppDatabase,
   findFreePort,
   migrateDatabase,
   repoRoot,
@@ -108,8 +108,8 @@ export async function startProductStack(options: {
   try {
     const services = await startScratchServices(options.prefix);
     steps.unshift(() => services.stop());
-    await ensureDatabase(services.postgres.url('postgres'), options.database);
-    const databaseUrl = services.postgres.url(options.database);
+    await ensureAppDatabase(services.postgres.url('postgres'), options.database, services.appRole.name);
+    const databaseUrl = services.postgres.url(options.database, services.appRole);
     await migrateDatabase(databaseUrl);
     const model = await ScriptedModelServer.start(options.script);
     steps.unshift(() => model.close());

@@ -1,8 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { repoRoot } from '@lazyboy/localstack';
 
 const CLI = path.join(repoRoot, 'apps/cli/dist/main.js');
@@ -37,6 +39,32 @@ async function readyzUntil(port: number, status: number): Promise<{ status: numb
   }
 }
 
+/** The environment a process started with, as NAME=value entries. */
+function environOf(pid: number): string[] {
+  return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);
+}
+
+const modeOf = (file: string) => (statSync(file).mode & 0o777).toString(8);
+
+/** Who the API connects to Postgres as, and whether anything of its database belongs to someone else. */
+async function apiDatabaseRole(databaseUrl: string): Promise<{ user: string; superuser: boolean; notOwned: string[] }> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const me = await client.query<{ user: string; superuser: boolean }>(
+      'SELECT current_user AS user, rolsuper AS superuser FROM pg_roles WHERE rolname = current_user',
+    );
+    const notOwned = await client.query<{ name: string }>(
+      `SELECT relname AS name FROM pg_class c
+        WHERE relnamespace = 'public'::regnamespace AND relowner <> current_user::regrole
+          AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = c.oid AND d.deptype = 'e')`,
+    );
+    return { ...me.rows[0]!, notOwned: notOwned.rows.map((row) => row.name) };
+  } finally {
+    await client.end();
+  }
+}
+
 function runCli(args: string[], env: NodeJS.ProcessEnv): { code: number; out: string } {
   try {
     return { code: 0, out: execFileSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8' }) };
@@ -47,7 +75,7 @@ function runCli(args: string[], env: NodeJS.ProcessEnv): { code: number; out: st
 }
 
 describe('lazyboy up (the embedded local stack)', () => {
-  it('starts every component, survives Redis restarting, and leaves no process behind after Ctrl-C', async () => {
+  it('starts every component with least privilege, survives Redis restarting, and leaves no process behind after Ctrl-C', async () => {
     const missing = BUILT.filter((f) => !existsSync(f));
     if (missing.length > 0) throw new Error(`build first (./lazyboy test does): missing ${missing.join(', ')}`);
 
@@ -61,6 +89,9 @@ describe('lazyboy up (the embedded local stack)', () => {
       LAZYBOY_PG_PORT: '0',
       LAZYBOY_REDIS_PORT: '0',
       LAZYBOY_APP_TOKEN: '',
+      // Provider keys exported in the shell that runs `up`: only the API may see them.
+      XAI_API_KEY: `xai-planted-${randomUUID()}`,
+      OPENAI_API_KEY: `openai-planted-${randomUUID()}`,
     };
     // Its own process group, as a terminal gives a foreground job: Ctrl-C signals that whole group.
     const up = spawn(process.execPath, [CLI, 'up'], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -96,6 +127,34 @@ describe('lazyboy up (the embedded local stack)', () => {
       const me = await fetch(`${webUrl}/api/auth/me`);
       expect(me.status).toBe(401);
       expect(await me.json()).toMatchObject({ error: { code: 'UNAUTHENTICATED' } });
+
+      // Each component's environment holds only what it needs: the model keys reach the API alone, and no
+      // secret of the stack reaches Postgres, Redis or the web server. The API connects as its own role.
+      const secrets = JSON.parse(readFileSync(path.join(dataDir, 'secrets.json'), 'utf8')) as Record<string, string>;
+      const { postgresPassword, databasePassword, vaultKey, appToken, redisPassword, internalSecret } = secrets;
+      const planted = [env.XAI_API_KEY!, env.OPENAI_API_KEY!];
+      const leaderOf = (name: string) => state.components.find((c) => c.name === name)!.pid;
+      const carrying = (name: string, values: string[]) =>
+        environOf(leaderOf(name)).filter((entry) => values.some((value) => entry.includes(value)));
+      const stackSecrets = [postgresPassword!, databasePassword!, vaultKey!, appToken!, redisPassword!, internalSecret!];
+      expect({
+        postgres: carrying('postgres', [...planted, ...stackSecrets]),
+        redis: carrying('redis', [...planted, ...stackSecrets]),
+        web: carrying('web', [...planted, postgresPassword!, databasePassword!, vaultKey!, appToken!, redisPassword!]),
+        apiSuperuserPassword: carrying('api', [postgresPassword!]),
+        postgresLazyBoyVariables: environOf(leaderOf('postgres')).filter((entry) => entry.startsWith('LAZYBOY_')),
+      }).toEqual({ postgres: [], redis: [], web: [], apiSuperuserPassword: [], postgresLazyBoyVariables: [] });
+      const apiEnv = environOf(leaderOf('api'));
+      expect(apiEnv).toEqual(expect.arrayContaining([`XAI_API_KEY=${env.XAI_API_KEY}`, `OPENAI_API_KEY=${env.OPENAI_API_KEY}`]));
+      const databaseUrl = apiEnv.find((entry) => entry.startsWith('DATABASE_URL='))!.slice('DATABASE_URL='.length);
+      expect(await apiDatabaseRole(databaseUrl)).toEqual({ user: 'lazyboy', superuser: false, notOwned: [] });
+      // Secrets and logs are the owner's alone.
+      const logsDir = path.join(dataDir, 'logs');
+      expect(modeOf(path.join(dataDir, 'secrets.json'))).toBe('600');
+      expect(modeOf(logsDir)).toBe('700');
+      const logs = readdirSync(logsDir).filter((name) => name.endsWith('.log'));
+      expect(logs).toEqual(expect.arrayContaining(['api.log', 'postgres.log', 'redis.log', 'web.log']));
+      expect(logs.filter((name) => modeOf(path.join(logsDir, name)) !== '600')).toEqual([]);
 
       const status = runCli(['status'], env);
       expect(status.code).toBe(0);

@@ -1,4 +1,4 @@
-import { ensureDatabase, migrateDatabase, startScratchServices, type ScratchServices } from '@lazyboy/localstack';
+import { ensureAppDatabase, migrateDatabase, startScratchServices, type ScratchServices } from '@lazyboy/localstack';
 
 const TEMPLATE_DATABASE = 'lazyboy_template';
 
@@ -6,13 +6,15 @@ type TestServices = ScratchServices & { databaseUrl: string };
 
 async function startTestServices(): Promise<TestServices> {
   const services = await startScratchServices('lazyboy-test-');
-  const { postgres } = services;
+  const { postgres, appRole } = services;
   // Migrated once into a template nobody connects to; the shared test database and every suite that
-  // needs a database of its own are copies of it.
-  await ensureDatabase(postgres.url('postgres'), TEMPLATE_DATABASE);
-  await migrateDatabase(postgres.url(TEMPLATE_DATABASE));
-  await ensureDatabase(postgres.url('postgres'), 'lazyboy_test', TEMPLATE_DATABASE);
-  return { ...services, databaseUrl: postgres.url('lazyboy_test') };
+  // needs a database of its own are copies of it. All belong to the applications' role, which migrates
+  // them and which the API connects as, like `lazyboy up` does: never the superuser.
+  const admin = postgres.url('postgres');
+  await ensureAppDatabase(admin, TEMPLATE_DATABASE, appRole.name);
+  await migrateDatabase(postgres.url(TEMPLATE_DATABASE, appRole));
+  await ensureAppDatabase(admin, 'lazyboy_test', appRole.name, TEMPLATE_DATABASE);
+  return { ...services, databaseUrl: postgres.url('lazyboy_test', appRole) };
 }
 
 declare global {

@@ -2,6 +2,7 @@ export * from './config.js';
 export * from './domain.js';
 export * from './errors.js';
 export * from './health.js';
+export * from './input-text.js';
 export * from './model.js';
 export * from './network.js';
 export * from './same-origin.js';

@@ -91,3 +91,22 @@ export const modelSettingsSchema = z.object({
   modelPath: z.string().min(1).optional(),
 });
 export type ModelSettings = z.infer<typeof modelSettingsSchema>;
+
+/**
+ * The environment variables the credential chain's last link reads (libs/model credentials.ts), model keys
+ * among them: the processes that run agents get them, no other child of `lazyboy up` does. A test keeps
+ * this list and what libs/model reads the same.
+ */
+export const MODEL_ENV_VARIABLES = [
+  'LAZYBOY_MODEL_PROVIDER',
+  'LAZYBOY_MODEL_PATH',
+  'LAZYBOY_MODEL',
+  'GROKBOY_MODEL',
+  'XAI_MODEL',
+  'OPENAI_MODEL',
+  'LAZYBOY_MODEL_BASE_URL',
+  'OPENAI_BASE_URL',
+  'XAI_API_KEY',
+  'OPENAI_API_KEY',
+  'LAZYBOY_IN_CONTAINER',
+] as const;

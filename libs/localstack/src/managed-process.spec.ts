@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ManagedProcess, groupAlive, isAlive } from './managed-process.js';
@@ -38,6 +38,19 @@ describe('ManagedProcess', () => {
     expect(isAlive(grandchild)).toBe(false);
     expect(groupAlive(proc.pid)).toBe(false);
     expect(readFileSync(path.join(dir, 'family.log'), 'utf8')).toContain('started');
+  });
+
+  it('keeps its log to its owner: 0600 in a directory made 0700, an older 0644 log tightened', async () => {
+    const fresh = path.join(dir, 'made', 'fresh.log');
+    const older = path.join(dir, 'older.log');
+    writeFileSync(older, 'from before\n', { mode: 0o644 });
+    for (const logFile of [fresh, older]) {
+      const proc = new ManagedProcess({ name: 'quiet', command: 'true', args: [], logFile });
+      await proc.exited;
+      expect((statSync(logFile).mode & 0o777).toString(8)).toBe('600');
+    }
+    expect((statSync(path.dirname(fresh)).mode & 0o777).toString(8)).toBe('700');
+    expect(readFileSync(older, 'utf8')).toBe('from before\n');
   });
 
   it('kills a process that ignores its stop signal once the grace period is over', async () => {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, fchmodSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import type { ServiceUser } from './service-user.js';
 
@@ -9,7 +9,7 @@ export interface ManagedProcessOptions {
   args: string[];
   cwd?: string;
   env?: NodeJS.ProcessEnv;
-  /** stdout and stderr are appended here. */
+  /** stdout and stderr are appended here (the file is 0600, a directory made for it 0700). */
   logFile: string;
   user?: ServiceUser | undefined;
   /** The signal that asks this program for a clean, quick shutdown. */
@@ -30,9 +30,12 @@ export class ManagedProcess {
   constructor(options: ManagedProcessOptions) {
     this.name = options.name;
     this.stopSignal = options.stopSignal ?? 'SIGTERM';
-    mkdirSync(path.dirname(options.logFile), { recursive: true });
-    const log = openSync(options.logFile, 'a');
+    // Logs carry what the programs print (addresses, emails, errors with their inputs): only the owner reads them.
+    mkdirSync(path.dirname(options.logFile), { recursive: true, mode: 0o700 });
+    const log = openSync(options.logFile, 'a', 0o600);
     try {
+      // A log an older version made 0644 is tightened too.
+      fchmodSync(log, 0o600);
       this.child = spawn(options.command, options.args, {
         cwd: options.cwd,
         env: options.env ?? process.env,

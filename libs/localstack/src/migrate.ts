@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import { childEnv } from './child-env.js';
 import { repoRoot } from './repo-paths.js';
 
 const MIGRATIONS_DIR = path.join(repoRoot, 'prisma', 'migrations');
@@ -39,7 +40,7 @@ export async function migrateDatabase(databaseUrl: string): Promise<void> {
   if ((await pendingMigrations(databaseUrl)).length === 0) return;
   const prisma = spawn(path.join(repoRoot, 'node_modules', '.bin', 'prisma'), ['migrate', 'deploy'], {
     cwd: repoRoot,
-    env: { ...process.env, DATABASE_URL: databaseUrl, PRISMA_HIDE_UPDATE_MESSAGE: '1' },
+    env: childEnv('migrations', { DATABASE_URL: databaseUrl, PRISMA_HIDE_UPDATE_MESSAGE: '1' }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -3,6 +3,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import type { DatabaseRole } from './app-database.js';
+import { childEnv } from './child-env.js';
 import { ManagedProcess } from './managed-process.js';
 import { chownTree, serviceUser } from './service-user.js';
 
@@ -23,8 +25,8 @@ export interface PostgresOptions {
 export interface RunningPostgres {
   process: ManagedProcess;
   port: number;
-  /** Connection URL for `database` as the superuser. */
-  url(database: string): string;
+  /** Connection URL for `database`, as `role` (by default the superuser, which only the set-up should use). */
+  url(database: string, role?: DatabaseRole): string;
 }
 
 /** Creates the cluster on first use; a cluster that exists is left as it is. */
@@ -51,7 +53,7 @@ export async function initPostgresCluster(dataDir: string, password: string): Pr
         '--locale=C.UTF-8',
         '--no-sync',
       ],
-      { uid: user?.uid, gid: user?.gid, env: { ...process.env, LC_ALL: 'C.UTF-8' } },
+      { uid: user?.uid, gid: user?.gid, env: childEnv('postgres', { LC_ALL: 'C.UTF-8' }) },
     );
   } finally {
     rmSync(pwFile, { force: true });
@@ -74,13 +76,14 @@ export async function startPostgres(options: PostgresOptions): Promise<RunningPo
     name: 'postgres',
     command: path.join(POSTGRES_BIN, 'postgres'),
     args: ['-D', options.dataDir, ...settings.flatMap((s) => ['-c', s])],
+    env: childEnv('postgres'),
     logFile: options.logFile,
     user,
     // SIGINT is Postgres's "fast" shutdown: roll back open transactions and stop now.
     stopSignal: 'SIGINT',
   });
-  const url = (database: string) =>
-    `postgresql://postgres:${encodeURIComponent(options.password)}@127.0.0.1:${options.port}/${database}`;
+  const url = (database: string, role: DatabaseRole = { name: 'postgres', password: options.password }) =>
+    `postgresql://${encodeURIComponent(role.name)}:${encodeURIComponent(role.password)}@127.0.0.1:${options.port}/${database}`;
   try {
     await waitForPostgres(url('postgres'), server, options.logFile);
   } catch (error) {
@@ -105,23 +108,6 @@ async function waitForPostgres(url: string, proc: ManagedProcess, logFile: strin
       await client.end().catch(() => undefined);
     }
     await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/**
- * Creates `database` unless it exists, optionally as a copy of `template` (a file-level copy: far faster
- * than migrating again, but the template must have no open connections).
- */
-export async function ensureDatabase(adminUrl: string, database: string, template?: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
-    if (found.rowCount !== 0) return;
-    const from = template ? ` TEMPLATE ${pg.escapeIdentifier(template)}` : '';
-    await client.query(`CREATE DATABASE ${pg.escapeIdentifier(database)}${from}`);
-  } finally {
-    await client.end();
   }
 }
 

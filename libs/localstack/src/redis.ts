@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { childEnv } from './child-env.js';
 import { ManagedProcess } from './managed-process.js';
 import { tail } from './postgres.js';
 import { chownTree, serviceUser } from './service-user.js';
@@ -47,6 +48,7 @@ export async function startRedis(options: RedisOptions): Promise<RunningRedis> {
     name: 'redis',
     command: REDIS_SERVER_BIN,
     args: [configFile],
+    env: childEnv('redis'),
     logFile: options.logFile,
     user,
     stopSignal: 'SIGTERM',

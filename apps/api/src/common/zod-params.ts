@@ -1,4 +1,5 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import { safeParseInput } from '@lazyboy/contracts';
 import type { Request } from 'express';
 import { z } from 'zod';
 import { ApiError } from './api-error.js';
@@ -6,12 +7,13 @@ import { recordRouteSchema } from './route-docs.js';
 
 // Every external input passes a zod schema before a handler sees it. These parameter decorators validate
 // the body, the query and path ids, answer 400 VALIDATION_FAILED naming each bad field, and record the
-// schema for the OpenAPI document.
+// schema for the OpenAPI document. Text that cannot be stored (NUL, unpaired surrogates) is refused the
+// same way, anywhere in the input, by libs/contracts' safeParseInput.
 
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where: string): z.infer<S> {
-  const result = schema.safeParse(value);
+  const result = safeParseInput(schema, value);
   if (result.success) return result.data;
-  const issues = result.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
+  const { issues } = result;
   const first = issues[0];
   const message = first ? `invalid ${where}: ${first.path ? `${first.path}: ` : ''}${first.message}` : `invalid ${where}`;
   throw new ApiError('VALIDATION_FAILED', message, { issues });

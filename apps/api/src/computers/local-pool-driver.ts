@@ -76,7 +76,7 @@ export class LocalPoolDriver extends PoolDriver {
       throw new Error(`computer ${spec.computerId} already has a worker (pid ${running.pid}); stop it first`);
     }
     mkdirSync(this.homesDir, { recursive: true, mode: 0o755 });
-    mkdirSync(this.logsDir, { recursive: true });
+    mkdirSync(this.logsDir, { recursive: true, mode: 0o700 });
     const displays = this.reserveDisplays(spec.screenLimit);
     try {
       // The port is free when picked but another program may take it before the worker binds: one retry.

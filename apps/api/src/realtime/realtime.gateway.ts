@@ -15,6 +15,7 @@ import {
   REALTIME_UNSUBSCRIBE,
   realtimeRoomSchema,
   roomName,
+  safeParseInput,
   type RealtimeAck,
   type RealtimeEvent,
   type RealtimeRoom,
@@ -67,7 +68,7 @@ export class RealtimeGateway implements OnGatewayInit<Server> {
 
   @SubscribeMessage(REALTIME_SUBSCRIBE)
   async subscribe(@ConnectedSocket() socket: AuthedSocket, @MessageBody() body: unknown): Promise<RealtimeAck> {
-    const parsed = realtimeRoomSchema.safeParse(body);
+    const parsed = safeParseInput(realtimeRoomSchema, body);
     if (!parsed.success) return { ok: false, error: 'invalid room' };
     try {
       // Foreign and missing rooms get the same answer, like a 404 over HTTP.
@@ -82,7 +83,7 @@ export class RealtimeGateway implements OnGatewayInit<Server> {
 
   @SubscribeMessage(REALTIME_UNSUBSCRIBE)
   async unsubscribe(@ConnectedSocket() socket: AuthedSocket, @MessageBody() body: unknown): Promise<RealtimeAck> {
-    const parsed = realtimeRoomSchema.safeParse(body);
+    const parsed = safeParseInput(realtimeRoomSchema, body);
     if (!parsed.success) return { ok: false, error: 'invalid room' };
     await socket.leave(roomName(parsed.data));
     return { ok: true };

@@ -8,17 +8,21 @@ export interface IsolatedDatabase {
 
 /**
  * A migrated database of its own, copied from the template the test set-up migrated: for suites that
- * need an empty database (first-start behaviour) while other suites share lazyboy_test.
+ * need an empty database (first-start behaviour) while other suites share lazyboy_test. Like that one, it
+ * belongs to the applications' role and its URL connects as that role.
  */
 export async function createIsolatedDatabase(): Promise<IsolatedDatabase> {
   const adminUrl = process.env.LAZYBOY_TEST_POSTGRES_ADMIN_URL;
   const template = process.env.LAZYBOY_TEST_TEMPLATE_DATABASE;
-  if (!adminUrl || !template) throw new Error('run through the test set-up (npm run test:jest), which starts Postgres');
+  const shared = process.env.DATABASE_URL;
+  if (!adminUrl || !template || !shared)
+    throw new Error('run through the test set-up (npm run test:jest), which starts Postgres');
   const name = `isolated_${randomUUID().replaceAll('-', '')}`;
+  const url = new URL(shared);
+  const owner = pg.escapeIdentifier(decodeURIComponent(url.username));
   await withAdmin(adminUrl, (client) =>
-    client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)} TEMPLATE ${pg.escapeIdentifier(template)}`),
+    client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)} OWNER ${owner} TEMPLATE ${pg.escapeIdentifier(template)}`),
   );
-  const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),

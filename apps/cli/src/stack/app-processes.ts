@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { ManagedProcess, repoRoot, waitForHttp } from '@lazyboy/localstack';
+import { childEnv, ManagedProcess, repoRoot, waitForHttp } from '@lazyboy/localstack';
 import { logFile, type StackLayout } from './stack-layout.js';
 import type { StackSecrets } from './stack-secrets.js';
 import type { StackPorts } from './stack-state.js';
@@ -14,21 +14,17 @@ export interface AppProcessContext {
   adminEmail: string;
 }
 
-/** Environment every app process starts from: the caller's, minus the stack's own settings. */
-function baseEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1' };
-  delete env.LAZYBOY_APP_TOKEN;
-  return env;
-}
+/** Set for every app process. */
+const PRODUCTION = { NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1' };
 
 /** One of the stack's Node programs, run from its build in apps/<name>/dist. */
-function startNodeApp(ctx: AppProcessContext, name: 'api', env: NodeJS.ProcessEnv): ManagedProcess {
+function startNodeApp(ctx: AppProcessContext, name: 'api', env: Record<string, string>): ManagedProcess {
   return new ManagedProcess({
     name,
     command: process.execPath,
     args: [path.join(repoRoot, `apps/${name}/dist/main.js`)],
     cwd: repoRoot,
-    env: { ...baseEnv(), ...env },
+    env: childEnv(name, { ...PRODUCTION, ...env }),
     logFile: logFile(ctx.layout, name),
   });
 }
@@ -64,13 +60,13 @@ export function startWeb(ctx: AppProcessContext): Promise<ManagedProcess> {
     // The custom server: Next.js plus the one-origin proxy to the API and its websockets.
     args: [path.join(webDir, 'dist/server/main.js')],
     cwd: webDir,
-    env: {
-      ...baseEnv(),
+    env: childEnv('web', {
+      ...PRODUCTION,
       LAZYBOY_API_URL: `http://127.0.0.1:${ctx.ports.api}`,
       LAZYBOY_WEB_HOST: ctx.webHost,
       LAZYBOY_WEB_PORT: String(ctx.ports.web),
       LAZYBOY_INTERNAL_SECRET: ctx.secrets.internalSecret,
-    },
+    }),
     logFile: logFile(ctx.layout, 'web'),
   });
   return answering(ctx, `http://${urlHost(ctx.webHost)}:${ctx.ports.web}/healthz`, web);

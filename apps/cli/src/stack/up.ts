@@ -1,5 +1,15 @@
 import { chmodSync, mkdirSync } from 'node:fs';
-import { ensureDatabase, isAlive, migrateDatabase, startPostgres, startRedis, waitForHttp } from '@lazyboy/localstack';
+import {
+  APP_ROLE_NAME,
+  ensureAppDatabase,
+  ensureAppRole,
+  isAlive,
+  migrateDatabase,
+  startPostgres,
+  startRedis,
+  waitForHttp,
+  type DatabaseRole,
+} from '@lazyboy/localstack';
 import { adminEmailSchema, parseEnv, stackEnvSchema } from '@lazyboy/contracts';
 import { z } from 'zod';
 import { startApi, startWeb, urlHost, type AppProcessContext } from './app-processes.js';
@@ -35,7 +45,9 @@ export async function up(env: Record<string, string | undefined>, print: Print =
   const config = parseEnv(stackEnvSchema, env);
   const adminEmail = parseEnv(z.object({ LAZYBOY_ADMIN_EMAIL: adminEmailSchema }), env).LAZYBOY_ADMIN_EMAIL;
   const layout = stackLayout(config.LAZYBOY_DATA_DIR);
-  mkdirSync(layout.logsDir, { recursive: true });
+  mkdirSync(layout.logsDir, { recursive: true, mode: 0o700 });
+  // Each log is opened by whoever starts the program, so the servers' own users need no way in.
+  chmodSync(layout.logsDir, 0o700);
   mkdirSync(layout.homesDir, { recursive: true });
   // Postgres and Redis run as their own system users and must be able to reach their directories.
   chmodSync(layout.dataDir, 0o755);
@@ -49,6 +61,7 @@ export async function up(env: Record<string, string | undefined>, print: Print =
   if (previous) await stopLeftovers(previous, print);
 
   const secrets = loadOrCreateSecrets(layout.secretsFile, env);
+  const appRole: DatabaseRole = { name: APP_ROLE_NAME, password: secrets.databasePassword };
   const ports = await resolvePorts(config, readLastPorts(layout.portsFile));
   writeLastPorts(layout.portsFile, ports);
   const state: StackState = {
@@ -101,8 +114,16 @@ export async function up(env: Record<string, string | undefined>, print: Print =
             password: secrets.postgresPassword,
             logFile: logFile(layout, 'postgres'),
           });
-          databaseUrl = pg.url(DATABASE);
-          await ensureDatabase(pg.url('postgres'), DATABASE);
+          // The superuser only sets up the API's own role and hands it the database (a database an older
+          // version migrated as the superuser included); migrations and the API then connect as that role.
+          try {
+            await ensureAppRole(pg.url('postgres'), appRole);
+            await ensureAppDatabase(pg.url('postgres'), DATABASE, appRole.name);
+          } catch (error) {
+            await pg.process.stop();
+            throw error;
+          }
+          databaseUrl = pg.url(DATABASE, appRole);
           return pg.process;
         },
       }),

@@ -1,4 +1,5 @@
 import type http from 'node:http';
+import { safeParseInput } from '@lazyboy/contracts';
 import type { z } from 'zod';
 import { WorkerHttpError } from './errors.js';
 
@@ -31,11 +32,11 @@ export async function readJsonBody(req: http.IncomingMessage, limitBytes = DEFAU
   }
 }
 
-/** Validates `value` against `schema`; a mismatch is a 400 naming every bad field. */
+/** Validates `value` against `schema`; a mismatch, or text that is not storable (NUL, unpaired surrogates), is a 400 naming every bad field. */
 export function validate<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
-  const result = schema.safeParse(value);
+  const result = safeParseInput(schema, value);
   if (result.success) return result.data;
-  const issues = result.error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
+  const { issues } = result;
   const summary = issues.map((i) => `${i.path || '(body)'}: ${i.message}`).join('; ');
   throw new WorkerHttpError('VALIDATION_FAILED', `invalid request body: ${summary}`, { issues });
 }
