@@ -201,6 +201,8 @@ export class ModelHttp {
     const failed = (error: unknown): never => {
       // The policy's resolver refused what the name resolved to: the same name would be refused again.
       if (error instanceof ModelEndpointRefusedError) throw new ModelEndpointRefusedError(error.message, { provider });
+      // An answer that is no HTTP a Response can hold: asking again gets the same.
+      if (error instanceof ModelProtocolError) throw error;
       if (signal?.aborted) throw this.aborted();
       if (timedOut) {
         throw new ModelTimeoutError(

@@ -21,11 +21,11 @@ const NULL_BODY = new Set([101, 204, 205, 304]);
  * resolver, and the endpoint policy must check the very addresses a socket connects to. Redirects are
  * never followed here; the caller decides what a 3xx means.
  */
-export function post(url: string, init: PostInit): Promise<Response> {
+export async function post(url: string, init: PostInit): Promise<Response> {
   const target = new URL(url);
   const protocol = target.protocol;
   if (protocol !== 'http:' && protocol !== 'https:') {
-    return Promise.reject(new ModelEndpointRefusedError(`the model server URL ${protocol} is not http(s)`));
+    throw new ModelEndpointRefusedError(`the model server URL ${protocol} is not http(s)`);
   }
   const transport = protocol === 'https:' ? https : http;
   return new Promise<Response>((resolve, reject) => {
