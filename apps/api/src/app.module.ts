@@ -7,6 +7,7 @@ import { BotsModule } from './bots/bots.module.js';
 import { ComputersModule } from './computers/computers.module.js';
 import { API_CONFIG, type ApiConfig } from './config/api-config.js';
 import { HealthModule } from './health/health.module.js';
+import { InstanceSettingsModule } from './instance/instance-settings.module.js';
 import { LeadershipModule } from './leadership/leadership.module.js';
 import { MemoryModule } from './memory/memory.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
@@ -33,6 +34,7 @@ export class AppModule {
         RedisModule,
         TenancyCoreModule,
         AuditModule,
+        InstanceSettingsModule,
         LeadershipModule,
         RealtimeModule.forRoot(AuthModule),
         // Features

@@ -18,7 +18,19 @@ describe('environment schemas', () => {
       LAZYBOY_POOL_DRIVER: 'local',
       TEAM_SCREEN_LIMIT: 8,
       LAZYBOY_DISPLAY_BASE_FROM: 0,
+      LAZYBOY_ALLOW_LOCAL_MODEL_SERVERS: false,
+      LAZYBOY_MODEL_BLOCKED_NETWORKS: [],
     });
+  });
+
+  it('reads the model endpoint defaults: local model servers and the networks always refused', () => {
+    const env = parseEnv(apiEnvSchema, {
+      ...required,
+      LAZYBOY_ALLOW_LOCAL_MODEL_SERVERS: 'true',
+      LAZYBOY_MODEL_BLOCKED_NETWORKS: ' 10.96.0.0/12, fd00:10::/64 ,,',
+    });
+    expect(env.LAZYBOY_ALLOW_LOCAL_MODEL_SERVERS).toBe(true);
+    expect(env.LAZYBOY_MODEL_BLOCKED_NETWORKS).toEqual(['10.96.0.0/12', 'fd00:10::/64']);
   });
 
   it('refuses to bind a non-loopback address with a short token', () => {

@@ -121,6 +121,19 @@ export const apiEnvSchema = z
       .default(900_000)
       .describe("A person's takeover lasts this long unless renewed by the viewer heartbeat"),
     TEAM_SCREEN_LIMIT: teamScreenLimit,
+    LAZYBOY_ALLOW_LOCAL_MODEL_SERVERS: boolFlag.describe(
+      "true: agents' and workspaces' model settings may name loopback and cluster-internal servers until an instance admin decides otherwise",
+    ),
+    LAZYBOY_MODEL_BLOCKED_NETWORKS: z
+      .string()
+      .optional()
+      .transform((v) =>
+        (v ?? '')
+          .split(',')
+          .map((entry) => entry.trim())
+          .filter((entry) => entry !== ''),
+      )
+      .describe("Networks (address/prefix, comma-separated) agents' model servers may never be in: the cluster's own ranges"),
     LAZYBOY_DISPLAY_BASE_FROM: z.coerce
       .number()
       .int()

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createModelClient } from './create-model-client.js';
-import { isInContainer, resolveModelBackend, rewriteLoopbackForContainer } from './credentials.js';
+import { isInContainer, resolveModelBackend, rewriteLoopbackForContainer, sameEndpointSettings } from './credentials.js';
 import { MissingApiKeyError, ModelAuthError, ModelNotConfiguredError } from './errors.js';
 import { OPENAI_DEFAULT_BASE_URL, XAI_DEFAULT_BASE_URL } from './provider-defaults.js';
 import { ChatCompletionsClient } from './providers/chat-completions.js';
@@ -121,6 +121,43 @@ describe('resolveModelBackend', () => {
       apiKey: 'xai-env',
       keySource: 'env',
     });
+  });
+
+  it('gives a bot with its own base URL and no key of its own no key meant for another endpoint', () => {
+    const everyKey = {
+      workspace: {
+        settings: { provider: 'openai-chat' as const, baseUrl: 'https://gateway.example.net/v1' },
+        apiKey: 'workspace-key',
+      },
+      env: {
+        OPENAI_BASE_URL: 'http://192.168.1.20:11434/v1',
+        OPENAI_API_KEY: 'sk-env',
+        XAI_API_KEY: 'xai-env',
+        LAZYBOY_MODEL: 'm',
+      },
+    };
+    for (const baseUrl of ['https://attacker.example/v1', 'https://gateway.example.net/other', 'https://api.openai.com/v1/x']) {
+      const backend = resolve({ bot: { settings: { baseUrl } }, ...everyKey });
+      expect({ baseUrl: backend.baseUrl, apiKey: backend.apiKey }).toEqual({ baseUrl, apiKey: undefined });
+    }
+    // A provider of its own does not change that: the endpoint is the bot's, and no key was stored for it.
+    expect(resolve({ bot: { settings: { provider: 'xai', baseUrl: 'https://attacker.example/v1' } }, ...everyKey }).apiKey).toBe(
+      undefined,
+    );
+    // The same endpoint written another way is the same endpoint: its own key goes there, and only there.
+    expect(resolve({ bot: { settings: { baseUrl: 'https://GATEWAY.example.net:443/v1/' } }, ...everyKey })).toMatchObject({
+      apiKey: 'workspace-key',
+      keySource: 'workspace',
+    });
+  });
+
+  it('tells whether two settings name the same endpoint', () => {
+    expect(sameEndpointSettings({ baseUrl: 'http://h:1/v1', model: 'a' }, { baseUrl: 'http://H:1/v1/', model: 'b' })).toBe(true);
+    expect(sameEndpointSettings({ model: 'a' }, { temperature: 1 })).toBe(true);
+    expect(sameEndpointSettings({ baseUrl: 'http://h:1/v1' }, { baseUrl: 'http://h:2/v1' })).toBe(false);
+    expect(sameEndpointSettings({ baseUrl: 'http://h:1/v1' }, {})).toBe(false);
+    expect(sameEndpointSettings({ provider: 'xai' }, { provider: 'openai-chat' })).toBe(false);
+    expect(sameEndpointSettings({}, { provider: 'xai' })).toBe(false);
   });
 
   it('keeps a base URL without a provider on the provider named further down', () => {

@@ -211,6 +211,16 @@ function sameEndpoint(a: string, b: string): boolean {
   return normalise(a) === normalise(b);
 }
 
+/**
+ * Whether two settings of one link name the same endpoint (provider and base URL). A key kept with a link is
+ * meant for the endpoint it had: when either changes, the key would go somewhere else, so it must go.
+ */
+export function sameEndpointSettings(a: ModelSettings, b: ModelSettings): boolean {
+  if (a.provider !== b.provider) return false;
+  if (a.baseUrl === undefined || b.baseUrl === undefined) return a.baseUrl === b.baseUrl;
+  return sameEndpoint(a.baseUrl, b.baseUrl);
+}
+
 function chooseKey(links: Link[], endpoint: Endpoint): { apiKey: string; source: CredentialSource } | undefined {
   for (const [index, link] of links.entries()) {
     const ownEndpoint = endpointOf(links.slice(index));

@@ -83,6 +83,22 @@ export class ModelConnectionError extends ModelError {
   override readonly name = 'ModelConnectionError';
 }
 
+/**
+ * The endpoint policy refused the model server's address (loopback, link-local, a cluster service…), before
+ * any byte was sent. Not retried: the same address is refused again.
+ */
+export class ModelEndpointRefusedError extends ModelError {
+  override readonly name = 'ModelEndpointRefusedError';
+}
+
+/**
+ * The model server answered with a redirect. Never followed (the key would go wherever it points) and not
+ * retried: the base URL has to name the final address.
+ */
+export class ModelRedirectError extends ModelError {
+  override readonly name = 'ModelRedirectError';
+}
+
 /** The provider answered with something that is not the protocol it claims to speak. */
 export class ModelProtocolError extends ModelError {
   override readonly name = 'ModelProtocolError';

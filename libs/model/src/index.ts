@@ -1,6 +1,7 @@
 export * from './errors.js';
 export * from './provider-defaults.js';
 export { DEFAULT_TIMEOUT_MS, type ModelHttpOptions, type RetryNotice } from './http/model-http.js';
+export { ModelEndpointPolicy, type ModelEndpointPolicyOptions } from './http/endpoint-policy.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './http/retry-policy.js';
 export type { ModelClientOptions } from './providers/client-options.js';
 export { ChatCompletionsClient, type ChatCompletionsClientOptions } from './providers/chat-completions.js';
@@ -15,6 +16,7 @@ export {
   type ResolveModelBackendInput,
   resolveModelBackend,
   rewriteLoopbackForContainer,
+  sameEndpointSettings,
 } from './credentials.js';
 export { closeModelClient, createModelClient, type CreateModelClientOptions } from './create-model-client.js';
 export { ScriptedModelServer, type ScriptedModelServerOptions } from './scripted/scripted-model-server.js';

@@ -12,9 +12,11 @@ import {
   adminUserViewSchema,
   adminWorkspaceListQuerySchema,
   adminWorkspaceListViewSchema,
+  instanceSettingsViewSchema,
   memberViewSchema,
   runViewSchema,
   updateAdminUserRequestSchema,
+  updateInstanceSettingsRequestSchema,
   updateMemberRequestSchema,
   type AdminAuditListView,
   type AdminAuditQuery,
@@ -26,16 +28,19 @@ import {
   type AdminUserListView,
   type AdminUserView,
   type AdminWorkspaceListView,
+  type InstanceSettingsView,
   type MemberView,
   type PageQuery,
   type RunView,
   type UpdateAdminUserRequest,
+  type UpdateInstanceSettingsRequest,
   type UpdateMemberRequest,
 } from '@lazyboy/contracts';
 import { ClientIp } from '../auth/client-ip.js';
 import { AdminOnly, CurrentPrincipal, type Principal } from '../auth/principal.js';
 import { ApiRoute } from '../common/route-docs.js';
 import { IdParam, ZodBody, ZodQuery } from '../common/zod-params.js';
+import { InstanceSettingsService } from '../instance/instance-settings.service.js';
 import { AdminService } from './admin.service.js';
 
 const tag = 'admin';
@@ -44,7 +49,34 @@ const tag = 'admin';
 @Controller('api/admin')
 @AdminOnly()
 export class AdminController {
-  constructor(private readonly admin: AdminService) {}
+  constructor(
+    private readonly admin: AdminService,
+    private readonly settings: InstanceSettingsService,
+  ) {}
+
+  @Get('settings')
+  @ApiRoute({
+    summary: "The instance's settings (whether agents may use local model servers)",
+    response: instanceSettingsViewSchema,
+    tag,
+  })
+  instanceSettings(): Promise<InstanceSettingsView> {
+    return this.settings.view();
+  }
+
+  @Patch('settings')
+  @ApiRoute({
+    summary: 'Allow or refuse model servers on loopback and the cluster for every agent (audited)',
+    response: instanceSettingsViewSchema,
+    tag,
+  })
+  updateInstanceSettings(
+    @CurrentPrincipal() principal: Principal,
+    @ZodBody(updateInstanceSettingsRequestSchema) body: UpdateInstanceSettingsRequest,
+    @ClientIp() ip: string | undefined,
+  ): Promise<InstanceSettingsView> {
+    return this.settings.update(principal, body, ip);
+  }
 
   @Get('users')
   @ApiRoute({ summary: 'Every account, newest first, with its workspace memberships', response: adminUserListViewSchema, tag })

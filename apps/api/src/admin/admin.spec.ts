@@ -18,6 +18,8 @@ const ADMIN_ROUTES = [
   'POST /api/admin/computers/:computerId/stop',
   'GET /api/admin/runs',
   'POST /api/admin/runs/:runId/stop',
+  'GET /api/admin/settings',
+  'PATCH /api/admin/settings',
   'GET /api/admin/users',
   'PATCH /api/admin/users/:userId',
   'GET /api/admin/workspaces',
@@ -291,6 +293,50 @@ describe('admin dashboard endpoints', () => {
 
     const missing = await as(admin).post(`/api/admin/computers/${randomUUID()}/stop`).expect(404);
     expect(missing.body.error.code).toBe('NOT_FOUND');
+  });
+
+  it('lets agents use local model servers only once an instance admin allows it (audited), never link-local ones', async () => {
+    const bob = await signUp(api.url);
+    const createBot = (modelSettings: object) =>
+      as(bob).post(`/api/workspaces/${bob.workspaceId}/bots`, { name: `Local ${randomUUID().slice(0, 8)}`, modelSettings });
+    const ollama = { baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3' };
+    const metadata = { baseUrl: 'http://169.254.169.254/latest' };
+
+    expect((await as(admin).get('/api/admin/settings').expect(200)).body).toEqual({
+      allowLocalModelServers: false,
+      updatedAt: null,
+    });
+    const refused = await createBot(ollama).expect(400);
+    expect(refused.body.error.message).toContain('an instance admin can allow them');
+
+    // Bob owns his workspace, but not the instance: refused, and nothing changed.
+    expect((await as(bob).patch('/api/admin/settings', { allowLocalModelServers: true })).status).toBe(403);
+    for (const body of [{}, { allowLocalModelServers: 'yes' }, { allowLocalModelServers: true, more: 1 }]) {
+      expect((await as(admin).patch('/api/admin/settings', body)).status).toBe(400);
+    }
+    expect((await as(admin).get('/api/admin/settings').expect(200)).body.allowLocalModelServers).toBe(false);
+
+    const allowed = await as(admin).patch('/api/admin/settings', { allowLocalModelServers: true }).expect(200);
+    expect(allowed.body).toEqual({ allowLocalModelServers: true, updatedAt: expect.any(String) });
+    await as(admin).patch('/api/admin/settings', { allowLocalModelServers: true }).expect(200);
+    const bot = await createBot(ollama).expect(201);
+    expect(bot.body.modelSettings).toEqual(ollama);
+    await createBot(metadata).expect(400);
+
+    await as(admin).patch('/api/admin/settings', { allowLocalModelServers: false }).expect(200);
+    await as(bob)
+      .patch(`/api/bots/${bot.body.id}`, { modelSettings: { ...ollama, model: 'other' } })
+      .expect(400);
+
+    // The settings are one row, and the database keeps them so.
+    const prisma = api.app.get(PrismaService);
+    await expect(prisma.instanceSettings.create({ data: { id: 2, allowLocalModelServers: true } })).rejects.toThrow();
+    expect(await prisma.instanceSettings.count()).toBe(1);
+    // One row per change; repeating a value changed nothing.
+    expect((await auditRows('admin.settings.update')).reverse()).toEqual([
+      expect.objectContaining({ actorUserId: admin.userId, details: { allowLocalModelServers: true, from: false } }),
+      expect.objectContaining({ actorUserId: admin.userId, details: { allowLocalModelServers: false, from: true } }),
+    ]);
   });
 
   it('shows the audit log newest first', async () => {

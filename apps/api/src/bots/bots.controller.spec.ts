@@ -109,7 +109,7 @@ describe('agents (bots) over HTTP', () => {
         avatarSeed: 'new-seed',
         instructions: 'Be kind.',
         computerMode: 'private',
-        modelSettings: { provider: 'openai-chat', baseUrl: 'http://127.0.0.1:11434/v1', model: 'b' },
+        modelSettings: { provider: 'openai-chat', baseUrl: 'http://192.168.1.20:11434/v1', model: 'b' },
       });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
@@ -118,12 +118,12 @@ describe('agents (bots) over HTTP', () => {
       avatarSeed: 'new-seed',
       instructions: 'Be kind.',
       computerMode: 'private',
-      modelSettings: { provider: 'openai-chat', baseUrl: 'http://127.0.0.1:11434/v1', model: 'b' },
+      modelSettings: { provider: 'openai-chat', baseUrl: 'http://192.168.1.20:11434/v1', model: 'b' },
     });
     const stored = await prisma.bot.findUniqueOrThrow({ where: { id: bot.id } });
     expect(stored.modelSettings).toEqual({
       provider: 'openai-chat',
-      baseUrl: 'http://127.0.0.1:11434/v1',
+      baseUrl: 'http://192.168.1.20:11434/v1',
       model: 'b',
       chatRoundLimit: 12,
     });
@@ -163,6 +163,147 @@ describe('agents (bots) over HTTP', () => {
     const cleared = await prisma.bot.findUniqueOrThrow({ where: { id: bot.id } });
     expect(cleared.modelApiKeyCipher).toBeNull();
     expect(service.openModelKey(cleared.modelApiKeyCipher)).toBeUndefined();
+  });
+
+  describe('model settings and keys', () => {
+    let bob: TestUser;
+    let carol: TestUser;
+    const patch = (user: TestUser, botId: string, body: object) =>
+      http().patch(`/api/bots/${botId}`).set('Cookie', user.cookie).send(body);
+    const stored = (botId: string) => prisma.bot.findUniqueOrThrow({ where: { id: botId } });
+    /** Creates an agent in Alice's workspace as `user`. */
+    const createInAlices = (user: TestUser, body: object) =>
+      http().post(`/api/workspaces/${alice.workspaceId}/bots`).set('Cookie', user.cookie).send(body);
+    const keyOf = async (botId: string) => api.app.get(BotsService).openModelKey((await stored(botId)).modelApiKeyCipher);
+
+    /** An agent of Alice's with settings and a key of its own. */
+    async function keyedBot(
+      modelSettings: object = { provider: 'openai-chat', baseUrl: 'https://models.example.net/v1', model: 'm' },
+    ) {
+      const bot = (await createBot(alice, { name: `Keyed ${randomUUID()}`, modelSettings })).body as BotView;
+      expect((await patch(alice, bot.id, { modelApiKey: 'sk-original' })).status).toBe(200);
+      return bot;
+    }
+
+    beforeAll(async () => {
+      [bob, carol] = await Promise.all([signUp(api.url), signUp(api.url)]);
+      for (const [user, role] of [
+        [bob, 'member'],
+        [carol, 'admin'],
+      ] as const) {
+        await http()
+          .post(`/api/workspaces/${alice.workspaceId}/members`)
+          .set('Cookie', alice.cookie)
+          .send({ email: user.email, role })
+          .expect(201);
+      }
+    });
+
+    it('lets only owners and admins change model settings or the key: a member gets 403 and nothing changes', async () => {
+      const bot = await keyedBot();
+      const before = await stored(bot.id);
+      const attempts = [
+        { modelSettings: { baseUrl: 'https://attacker.example/v1' } },
+        { modelSettings: { provider: 'openai-chat', baseUrl: 'https://models.example.net/v1', model: 'other' } },
+        { modelSettings: { temperature: 1 } },
+        { modelSettings: {} },
+        { modelApiKey: 'sk-bob' },
+        { modelApiKey: null },
+        { name: 'Renamed by Bob', modelSettings: { baseUrl: 'https://attacker.example/v1' }, modelApiKey: 'sk-bob' },
+      ];
+      for (const body of attempts) {
+        const res = await patch(bob, bot.id, body);
+        expect({ body, status: res.status, code: res.body.error?.code }).toEqual({ body, status: 403, code: 'FORBIDDEN' });
+        expect(res.body.error.message).toContain('admin or owner role');
+      }
+      const name = `Bob's keyed ${randomUUID()}`;
+      const create = await createInAlices(bob, { name, modelSettings: { baseUrl: 'https://attacker.example/v1' } });
+      expect(create.status).toBe(403);
+      expect(await prisma.bot.count({ where: { name } })).toBe(0);
+
+      const after = await stored(bot.id);
+      expect(after).toEqual(before);
+      expect(await keyOf(bot.id)).toBe('sk-original');
+
+      // Everything else a member could edit stays editable, and an admin may change the settings.
+      const renamed = await patch(bob, bot.id, { name: `Bob's name ${randomUUID()}`, instructions: 'Be brief.' });
+      expect(renamed.status).toBe(200);
+      expect(renamed.body.hasModelApiKey).toBe(true);
+      expect((await createInAlices(bob, { name: `Bob's own ${randomUUID()}`, modelSettings: {} })).status).toBe(201);
+      const byAdmin = await patch(carol, bot.id, { modelSettings: { model: 'carol' }, modelApiKey: 'sk-carol' });
+      expect(byAdmin.status).toBe(200);
+      expect(await keyOf(bot.id)).toBe('sk-carol');
+    });
+
+    it('drops the stored key when the provider or base URL changes, unless the same request brings one', async () => {
+      const bot = await keyedBot();
+      const at = (baseUrl: string, more: object = {}) => ({ provider: 'openai-chat', baseUrl, model: 'm', ...more });
+      // Same endpoint (written another way), other model and temperature: the key stays.
+      let res = await patch(alice, bot.id, {
+        modelSettings: at('https://MODELS.example.net:443/v1/', { model: 'm2', temperature: 0.3 }),
+      });
+      expect(res.body.hasModelApiKey).toBe(true);
+      expect(await keyOf(bot.id)).toBe('sk-original');
+      // Another base URL: gone, from the view and from the row.
+      res = await patch(alice, bot.id, { modelSettings: at('https://elsewhere.example/v1') });
+      expect(res.status).toBe(200);
+      expect(res.body.hasModelApiKey).toBe(false);
+      expect((await stored(bot.id)).modelApiKeyCipher).toBeNull();
+      // Another provider at the same base URL: gone too.
+      await patch(alice, bot.id, { modelApiKey: 'sk-two' }).expect(200);
+      res = await patch(alice, bot.id, {
+        modelSettings: { provider: 'xai', baseUrl: 'https://elsewhere.example/v1', model: 'm' },
+      });
+      expect(res.body.hasModelApiKey).toBe(false);
+      // Settings cleared entirely: the endpoint is now the workspace's or the environment's, not the key's.
+      await patch(alice, bot.id, { modelApiKey: 'sk-three' }).expect(200);
+      expect((await patch(alice, bot.id, { modelSettings: {} })).body.hasModelApiKey).toBe(false);
+      // A key in the same request is the new endpoint's key; null removes it.
+      res = await patch(alice, bot.id, { modelSettings: at('https://third.example/v1'), modelApiKey: 'sk-third' });
+      expect(res.body.hasModelApiKey).toBe(true);
+      expect(await keyOf(bot.id)).toBe('sk-third');
+      res = await patch(alice, bot.id, { modelSettings: at('https://fourth.example/v1'), modelApiKey: null });
+      expect(res.body.hasModelApiKey).toBe(false);
+    });
+
+    it('refuses base URLs at loopback, link-local, metadata or cluster services (400 naming the field), changing nothing', async () => {
+      const bot = await keyedBot();
+      const before = await stored(bot.id);
+      const refused = [
+        'http://127.0.0.1:11434/v1',
+        'http://localhost:3100/api',
+        'http://[::1]:11434/v1',
+        'http://[::ffff:127.0.0.1]:3100/',
+        'http://0.0.0.0:3100/',
+        'http://169.254.169.254/latest/meta-data',
+        'http://[fe80::1]/v1',
+        'http://redis.lazyboy.svc.cluster.local:6379/',
+        'file:///etc/passwd',
+      ];
+      for (const baseUrl of refused) {
+        for (const res of [
+          await patch(alice, bot.id, { modelSettings: { baseUrl } }),
+          await createBot(alice, { name: `Refused ${randomUUID()}`, modelSettings: { baseUrl } }),
+        ]) {
+          expect({ baseUrl, status: res.status, code: res.body.error?.code }).toEqual({
+            baseUrl,
+            status: 400,
+            code: 'VALIDATION_FAILED',
+          });
+          expect(res.body.error.details.issues).toEqual([
+            { path: 'modelSettings.baseUrl', message: expect.stringMatching(/^the base URL /) },
+          ]);
+          expect(res.body.error.message).toMatch(/^invalid body: modelSettings\.baseUrl: the base URL /);
+        }
+      }
+      expect(await stored(bot.id)).toEqual(before);
+      // A model server elsewhere on the LAN is fine (a home user's Ollama on another machine).
+      const lan = await patch(alice, bot.id, {
+        modelSettings: { baseUrl: 'http://192.168.1.20:11434/v1' },
+        modelApiKey: 'sk-lan',
+      });
+      expect(lan.status).toBe(200);
+    });
   });
 
   it('deletes an agent (204), after which it is gone', async () => {

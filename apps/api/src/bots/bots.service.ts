@@ -6,9 +6,11 @@ import { conflict, notFound } from '../common/api-error.js';
 import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
 import { SecretBox } from '../crypto/secret-box.js';
 import type { Bot } from '../persistence/generated/client.js';
+import { InstanceSettingsService } from '../instance/instance-settings.service.js';
 import { WorkspaceAccess } from '../tenancy/workspace-access.js';
 import { BotsRepository, NAME_TAKEN, type BotChanges } from './bots.repository.js';
-import { mergeModelSettings, toBotView } from './bot-view.js';
+import { mergeModelSettings, modelSettingsOf, toBotView } from './bot-view.js';
+import { assertAllowedBaseUrl, assertMayChangeModelSettings, dropsStoredKey } from './model-settings-rules.js';
 
 /** SecretBox purpose of model API keys: the HKDF info is 'lazyboy:model-keys'. */
 export const MODEL_KEYS_PURPOSE = 'model-keys';
@@ -21,6 +23,7 @@ export class BotsService {
   constructor(
     private readonly bots: BotsRepository,
     private readonly access: WorkspaceAccess,
+    private readonly instance: InstanceSettingsService,
     @Inject(API_CONFIG) config: ApiConfig,
   ) {
     this.modelKeys = new SecretBox(config.LAZYBOY_VAULT_KEY, MODEL_KEYS_PURPOSE);
@@ -32,7 +35,11 @@ export class BotsService {
   }
 
   async create(principal: Principal, workspaceId: string, request: CreateBotRequest): Promise<BotView> {
-    await this.access.require(principal, workspaceId);
+    const role = await this.access.require(principal, workspaceId);
+    if (request.modelSettings && Object.keys(request.modelSettings).length > 0) {
+      assertMayChangeModelSettings(role);
+      assertAllowedBaseUrl(request.modelSettings, await this.instance.modelEndpointPolicy(), 'modelSettings.baseUrl');
+    }
     const created = await this.bots.create({
       workspaceId,
       name: request.name,
@@ -59,6 +66,11 @@ export class BotsService {
     return cipher ? this.modelKeys.open(cipher) : undefined;
   }
 
+  /**
+   * Members may rename an agent and change its instructions, avatar and computer mode; its model settings
+   * and key only owners and admins (403, and nothing changes). A new provider or base URL drops the stored
+   * key unless the same request brings one: a key never follows its agent to another endpoint.
+   */
   async update(principal: Principal, botId: string, request: UpdateBotRequest): Promise<BotView> {
     const current = await this.visibleRow(principal, botId);
     const changes: BotChanges = {
@@ -67,7 +79,16 @@ export class BotsService {
       instructions: request.instructions,
       computerMode: request.computerMode,
     };
-    if (request.modelSettings) changes.modelSettings = mergeModelSettings(current.modelSettings, request.modelSettings);
+    if (request.modelSettings !== undefined || request.modelApiKey !== undefined) {
+      assertMayChangeModelSettings(await this.access.require(principal, current.workspaceId));
+    }
+    if (request.modelSettings) {
+      assertAllowedBaseUrl(request.modelSettings, await this.instance.modelEndpointPolicy(), 'modelSettings.baseUrl');
+      changes.modelSettings = mergeModelSettings(current.modelSettings, request.modelSettings);
+      if (dropsStoredKey(modelSettingsOf(current.modelSettings), request.modelSettings, request.modelApiKey !== undefined)) {
+        changes.modelApiKeyCipher = null;
+      }
+    }
     if (request.modelApiKey === null) changes.modelApiKeyCipher = null;
     else if (request.modelApiKey !== undefined)
       changes.modelApiKeyCipher = new Uint8Array(this.modelKeys.seal(request.modelApiKey));

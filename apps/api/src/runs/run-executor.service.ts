@@ -7,6 +7,7 @@ import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
 import type { Message } from '../persistence/generated/client.js';
 import { RunScreens } from '../computers/run-screens.js';
 import { BotsService } from '../bots/bots.service.js';
+import { InstanceSettingsService } from '../instance/instance-settings.service.js';
 import { RealtimePublisher } from '../realtime/realtime-publisher.js';
 import { toMessageView } from '../sessions/message-views.js';
 import { RunExecution } from './run-execution.js';
@@ -46,6 +47,7 @@ export class RunExecutor implements OnApplicationBootstrap, OnApplicationShutdow
     private readonly service: RunsService,
     private readonly screens: RunScreens,
     private readonly bots: BotsService,
+    private readonly instance: InstanceSettingsService,
     private readonly realtime: RealtimePublisher,
   ) {}
 
@@ -166,7 +168,10 @@ export class RunExecutor implements OnApplicationBootstrap, OnApplicationShutdow
       workspace: { settings: workspaceSettings.success ? workspaceSettings.data : {} },
       env: process.env,
     });
-    return createModelClient(backend);
+    // An endpoint people configured is held to the endpoint policy on every connection (the settings may
+    // predate the policy, or the name resolve elsewhere now); the operator's own environment is trusted.
+    if (backend.source === 'env') return createModelClient(backend);
+    return createModelClient(backend, { endpointPolicy: await this.instance.modelEndpointPolicy() });
   }
 
   /** A stopping replica hands its runs back to the queue (they resume elsewhere from their checkpoints). */

@@ -6,6 +6,11 @@ import { TenancyRepository } from './tenancy.repository.js';
 
 const RANK: Record<MembershipRole, number> = { member: 0, admin: 1, owner: 2 };
 
+/** Whether `role` is `least` or above (owner > admin > member). */
+export function hasRole(role: MembershipRole, least: MembershipRole): boolean {
+  return RANK[role] >= RANK[least];
+}
+
 /** Membership checks for routes that name a workspace (list or create inside it). */
 @Injectable()
 export class WorkspaceAccess {
@@ -19,7 +24,7 @@ export class WorkspaceAccess {
     if (principal.tokenWorkspaceId && principal.tokenWorkspaceId !== workspaceId) throw notFound('workspace');
     const role = await this.tenancy.roleOf(principal.userId, workspaceId);
     if (!role) throw notFound('workspace');
-    if (RANK[role] < RANK[least]) throw new ApiError('FORBIDDEN', `this needs the ${least} role in the workspace`);
+    if (!hasRole(role, least)) throw new ApiError('FORBIDDEN', `this needs the ${least} role in the workspace`);
     return role;
   }
 }

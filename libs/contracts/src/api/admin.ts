@@ -103,6 +103,22 @@ export type AdminRunView = z.infer<typeof adminRunViewSchema>;
 export const adminRunListViewSchema = z.object({ items: z.array(adminRunViewSchema) });
 export type AdminRunListView = z.infer<typeof adminRunListViewSchema>;
 
+// --------------------------------------------------------------------------------------------- settings
+
+export const instanceSettingsViewSchema = z.object({
+  /**
+   * Agents' and workspaces' model settings may name model servers on loopback (Ollama on 127.0.0.1) and the
+   * cluster's own service names. Link-local and metadata addresses are refused whatever this says.
+   */
+  allowLocalModelServers: z.boolean(),
+  /** When an instance admin last changed the settings; null while LAZYBOY_ALLOW_LOCAL_MODEL_SERVERS decides. */
+  updatedAt: isoDateSchema.nullable(),
+});
+export type InstanceSettingsView = z.infer<typeof instanceSettingsViewSchema>;
+
+export const updateInstanceSettingsRequestSchema = z.strictObject({ allowLocalModelServers: z.boolean() });
+export type UpdateInstanceSettingsRequest = z.infer<typeof updateInstanceSettingsRequestSchema>;
+
 // ------------------------------------------------------------------------------------------------ audit
 
 export const adminAuditQuerySchema = z.strictObject({

@@ -1,11 +1,21 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ModelAbortedError, ModelConnectionError, type ModelError, ModelProtocolError, ModelTimeoutError } from '../errors.js';
+import {
+  ModelAbortedError,
+  ModelConnectionError,
+  ModelEndpointRefusedError,
+  type ModelError,
+  ModelProtocolError,
+  ModelRedirectError,
+  ModelTimeoutError,
+} from '../errors.js';
 import { isRecord, tryParseJson } from '../json-values.js';
 import { displayUrl, joinUrl, type ModelEndpoint } from './endpoint.js';
+import type { ModelEndpointPolicy } from './endpoint-policy.js';
 import { formatDuration, oneLine } from './message-text.js';
 import { errorForReport, errorForStatus, isRetryableStatus, readErrorBody, reportFromObject } from './provider-errors.js';
 import { backoffDelayMs, DEFAULT_RETRY_POLICY, parseRetryAfterMs, type RetryPolicy } from './retry-policy.js';
 import { type SseEvent, SseParser } from './sse-parser.js';
+import { post } from './transport.js';
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
 
@@ -28,6 +38,11 @@ export interface ModelHttpOptions {
   onRetry?: (notice: RetryNotice) => void;
   /** Extra request headers (an organisation id, a proxy's own header). */
   headers?: Record<string, string>;
+  /**
+   * Which addresses the endpoint may be at, checked before every attempt and on every address a name
+   * resolves to. For endpoints people configured (an agent's or a workspace's settings); none: any.
+   */
+  endpointPolicy?: ModelEndpointPolicy;
 }
 
 /** What the body reader of one attempt can do besides reading. */
@@ -167,6 +182,8 @@ export class ModelHttp {
   ): Promise<T> {
     if (signal?.aborted) throw this.aborted();
     const { provider, baseUrl, apiKey } = this.endpoint;
+    const policy = this.options.endpointPolicy;
+    policy?.assertAllowed(baseUrl, provider);
     const controller = new AbortController();
     let timedOut = false;
     let delivered = false;
@@ -182,6 +199,10 @@ export class ModelHttp {
     signal?.addEventListener('abort', forwardAbort, { once: true });
 
     const failed = (error: unknown): never => {
+      // The policy's resolver refused what the name resolved to: the same name would be refused again.
+      if (error instanceof ModelEndpointRefusedError) throw new ModelEndpointRefusedError(error.message, { provider });
+      // An answer that is no HTTP a Response can hold: asking again gets the same.
+      if (error instanceof ModelProtocolError) throw error;
       if (signal?.aborted) throw this.aborted();
       if (timedOut) {
         throw new ModelTimeoutError(
@@ -216,9 +237,9 @@ export class ModelHttp {
 
     arm();
     try {
+      const url = joinUrl(baseUrl, path);
       const response = await io.guard(
-        fetch(joinUrl(baseUrl, path), {
-          method: 'POST',
+        post(url, {
           headers: {
             'content-type': 'application/json',
             accept,
@@ -227,8 +248,13 @@ export class ModelHttp {
           },
           body: json,
           signal: controller.signal,
+          ...(policy ? { policy } : {}),
         }),
       );
+      if (response.status >= 300 && response.status < 400) {
+        await response.body?.cancel().catch(() => undefined);
+        throw this.redirected(response, url);
+      }
       if (!response.ok) {
         const report = readErrorBody(await io.guard(response.text()));
         const retryAfterMs = parseRetryAfterMs(response.headers);
@@ -246,6 +272,25 @@ export class ModelHttp {
     }
   }
 
+  /** The key went to the base URL only; wherever the redirect points gets nothing, not even a second request. */
+  private redirected(response: Response, url: string): ModelRedirectError {
+    const { provider, baseUrl } = this.endpoint;
+    const location = response.headers.get('location');
+    let target = '';
+    if (location) {
+      try {
+        target = ` to ${displayUrl(new URL(location, url).href)}`;
+      } catch {
+        target = '';
+      }
+    }
+    return new ModelRedirectError(
+      `the model provider ${provider} at ${displayUrl(baseUrl)} answered with a redirect (HTTP ${response.status}${target}); ` +
+        'redirects are not followed: set the base URL to the final address',
+      { provider, status: response.status },
+    );
+  }
+
   private aborted(): ModelAbortedError {
     return new ModelAbortedError(`the request to the model provider ${this.endpoint.provider} was aborted`, {
       provider: this.endpoint.provider,
@@ -260,12 +305,12 @@ interface ErrorLike {
   cause?: unknown;
 }
 
-// Duck-typed rather than `instanceof Error`: undici's errors may come from another realm (Jest's VM).
+// Duck-typed rather than `instanceof Error`: Node's own errors come from another realm under Jest's VM.
 function asErrorLike(value: unknown): ErrorLike | undefined {
   return typeof value === 'object' && value !== null ? (value as ErrorLike) : undefined;
 }
 
-/** The useful part of undici's "fetch failed": the system error underneath (ECONNREFUSED and the like). */
+/** The useful part of a network failure: the system error (ECONNREFUSED and the like), under a wrapper if any. */
 function networkCause(error: unknown): string {
   const outer = asErrorLike(error);
   const inner = asErrorLike(outer?.cause) ?? outer;

@@ -7,6 +7,7 @@ import {
   ModelAuthError,
   ModelConnectionError,
   ModelNotFoundError,
+  ModelRedirectError,
   ModelRequestError,
   ModelServerError,
   ModelTimeoutError,
@@ -14,6 +15,7 @@ import {
 import type { ModelHttpOptions, RetryNotice } from '../http/model-http.js';
 import { scriptedBackend } from '../scripted/scripted-backend.js';
 import { ScriptedModelServer } from '../scripted/scripted-model-server.js';
+import { CaptureServer } from '../testing/capture-server.js';
 
 // The behaviour both wire formats must share, each checked over real HTTP against the scripted server.
 
@@ -206,6 +208,32 @@ describe.each(['openai-chat', 'openai-responses'] as const)('%s client against t
     await expect(failure).rejects.toThrow(ModelRequestError);
     await expect(failure).rejects.toThrow("Invalid 'temperature': at most 2.");
     expect(server.requests).toHaveLength(1);
+  });
+
+  it('never follows a redirect: the key reaches the base URL only, and the error says why', async () => {
+    const capture = await CaptureServer.start();
+    try {
+      server.setScript([{ redirectTo: `${capture.url}/chat/completions` }, { redirectTo: capture.url, httpStatus: 302 }]);
+      const plain = await client()
+        .complete({ messages: hello })
+        .catch((caught: unknown) => caught);
+      expect(plain).toBeInstanceOf(ModelRedirectError);
+      expect((plain as ModelRedirectError).status).toBe(307);
+      expect((plain as Error).message).toMatch(
+        /answered with a redirect \(HTTP 307 to http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions\); redirects are not followed/,
+      );
+      expect((plain as Error).message).not.toContain('scripted-key');
+      await expect(client().complete({ messages: hello }, () => undefined)).rejects.toThrow(ModelRedirectError);
+      // Not retried, and nothing at all went where the redirects pointed.
+      expect(server.requests).toHaveLength(2);
+      expect(server.requests.map((request) => request.headers['authorization'])).toEqual([
+        'Bearer scripted-key',
+        'Bearer scripted-key',
+      ]);
+      expect(capture.requests).toEqual([]);
+    } finally {
+      await capture.close();
+    }
   });
 
   it('times out a provider that stays silent, without retrying', async () => {

@@ -26,6 +26,8 @@ export interface Turn {
    * without a status it is sent with 500.
    */
   errorBody?: unknown;
+  /** Answer with a redirect to this URL instead (httpStatus, default 307, as its status). */
+  redirectTo?: string;
   /** Sent as the Retry-After header (decimals allowed, which our client reads). */
   retryAfterSeconds?: number;
   /** In a stream: after the text and tool-call deltas, an error event with this message instead of the end. */

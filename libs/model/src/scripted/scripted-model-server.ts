@@ -186,6 +186,12 @@ export class ScriptedModelServer {
   }
 
   private async answer(res: http.ServerResponse, request: ReceivedRequest, turn: Turn, signal: AbortSignal): Promise<void> {
+    if (turn.redirectTo !== undefined) {
+      if (res.headersSent || res.destroyed) return;
+      res.writeHead(turn.httpStatus ?? 307, { location: turn.redirectTo, 'content-type': 'text/plain; charset=utf-8' });
+      res.end(`moved to ${turn.redirectTo}`);
+      return;
+    }
     if (turn.errorBody !== undefined || (turn.httpStatus ?? 200) >= 400) {
       sendScriptedError(res, turn, request.model ?? this.model);
       return;
