@@ -278,9 +278,10 @@ describe('sign-in rate limit and cookie settings', () => {
       .post('/api/auth/signup')
       .send({ email: `${randomUUID()}@example.test`, password: 'long enough password', displayName: 'Sec' })
       .expect(201);
-    const [setCookie] = setCookiesOf(res);
+    const [setCookie, knownDevice] = setCookiesOf(res);
     expect(setCookie).toContain('Secure');
     expect(setCookie).toContain('Max-Age=7200');
+    expect(knownDevice).toMatch(/^lazyboy_device=.*; Secure/);
   });
 });
 
