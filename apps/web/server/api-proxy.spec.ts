@@ -3,10 +3,26 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
-import { clientAddress, isApiPath, proxyRequest, proxyUpgrade } from './api-proxy.js';
+import { trustedProxiesSchema } from '@lazyboy/contracts';
+import { FORWARDED_CLIENT_HEADER, TrustedProxies, verifyForwardedClient } from '@lazyboy/contracts/node';
+import { ApiProxy, isApiPath } from './api-proxy.js';
+import { ClientAddresses } from './client-address.js';
 
 // The web server's pass-through to the API, between real sockets: a stand-in API that echoes what it got,
 // and the proxy in front of it as the web server mounts it.
+
+const SECRET = 'web-test-internal-secret-0123456789abcdef';
+
+function clientAddresses(list: string): ClientAddresses {
+  return new ClientAddresses(new TrustedProxies(trustedProxiesSchema.parse(list)));
+}
+
+interface Seen {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
 
 function listen(server: http.Server): Promise<URL> {
   return new Promise((resolve) =>
@@ -34,39 +50,77 @@ describe('the web server passing /api and /socket.io through to the API', () => 
     socket.on('data', (chunk: Buffer) => socket.write(chunk.toString().toUpperCase()));
   });
   let apiUrl: URL;
-  let web: http.Server;
+  const servers: http.Server[] = [];
+  /** The web server as `lazyboy up` starts it: no proxy listed, so every caller is counted by its own address. */
   let webUrl: URL;
+  /** One that lists this machine's reverse proxy (loopback) in LAZYBOY_TRUSTED_PROXIES. */
+  let behindProxyUrl: URL;
 
-  beforeAll(async () => {
-    apiUrl = await listen(api);
-    web = http.createServer((req, res) => {
-      if (isApiPath(req.url)) return proxyRequest(apiUrl, req, res);
+  async function webServer(proxy: ApiProxy): Promise<URL> {
+    const web = http.createServer((req, res) => {
+      if (isApiPath(req.url)) return proxy.request(req, res);
       res.writeHead(200).end('a page');
     });
     web.on('upgrade', (req, socket, head) => {
       upgraded.push(socket);
-      if (isApiPath(req.url)) proxyUpgrade(apiUrl, req, socket, head);
+      if (isApiPath(req.url)) proxy.upgrade(req, socket, head);
       else socket.destroy();
     });
-    webUrl = await listen(web);
+    servers.push(web);
+    return listen(web);
+  }
+
+  beforeAll(async () => {
+    apiUrl = await listen(api);
+    servers.push(api);
+    webUrl = await webServer(new ApiProxy(apiUrl, clientAddresses(''), SECRET));
+    behindProxyUrl = await webServer(new ApiProxy(apiUrl, clientAddresses('127.0.0.1, ::1'), SECRET));
   });
 
   afterAll(async () => {
     for (const socket of upgraded) socket.destroy();
-    web.closeAllConnections();
-    api.closeAllConnections();
-    await Promise.all([new Promise((r) => web.close(r)), new Promise((r) => api.close(r))]);
+    for (const server of servers) server.closeAllConnections();
+    await Promise.all(servers.map((server) => new Promise((r) => server.close(r))));
   });
 
-  it("takes the browser's address from a local reverse proxy only: a remote caller cannot pick its own", () => {
-    const from = (remoteAddress: string, forwarded?: string) =>
-      clientAddress({ socket: { remoteAddress } as net.Socket, headers: forwarded ? { 'x-forwarded-for': forwarded } : {} });
-    expect(from('198.51.100.4', '203.0.113.9')).toBe('198.51.100.4');
-    expect(from('127.0.0.1', '203.0.113.9')).toBe('203.0.113.9');
-    expect(from('::1', 'spoofed, 2001:db8::7')).toBe('2001:db8::7');
-    expect(from('::ffff:127.0.0.1', '203.0.113.9')).toBe('203.0.113.9');
-    expect(from('127.0.0.1')).toBe('127.0.0.1');
-    expect(from('127.0.0.1', 'not an address')).toBe('127.0.0.1');
+  const seenThrough = async (base: URL, headers: Record<string, string>): Promise<Seen> =>
+    (await (await fetch(new URL('/api/auth/me', base), { headers })).json()) as Seen;
+
+  it('believes X-Forwarded-For only from a listed proxy, read from the right: a forged left end never wins', () => {
+    const from = (list: string, remoteAddress: string, forwarded?: string) =>
+      clientAddresses(list).of({
+        socket: { remoteAddress } as net.Socket,
+        headers: forwarded === undefined ? {} : { 'x-forwarded-for': forwarded },
+      });
+    // Nobody listed (the default): the peer, loopback included (the agents' browsers are loopback peers).
+    expect(from('', '198.51.100.4', '203.0.113.9')).toBe('198.51.100.4');
+    expect(from('', '127.0.0.1', '203.0.113.9')).toBe('127.0.0.1');
+    expect(from('', '::ffff:127.0.0.1', '203.0.113.9')).toBe('127.0.0.1');
+    // A peer that is not listed, with a list.
+    expect(from('10.0.0.0/8', '198.51.100.4', '203.0.113.9')).toBe('198.51.100.4');
+    // A listed peer: the rightmost address that is not a listed proxy.
+    expect(from('127.0.0.1', '127.0.0.1', '203.0.113.9')).toBe('203.0.113.9');
+    expect(from('127.0.0.1', '::ffff:127.0.0.1', '203.0.113.9')).toBe('203.0.113.9');
+    expect(from('127.0.0.1, 10.0.0.0/8', '127.0.0.1', '198.51.100.1, 203.0.113.9, 10.1.2.3')).toBe('203.0.113.9');
+    expect(from('::1', '::1', 'spoofed, 2001:db8::7')).toBe('2001:db8::7');
+    expect(from('127.0.0.1, 10.0.0.0/8', '127.0.0.1', '10.9.9.9, 10.1.2.3')).toBe('10.9.9.9');
+    // Nothing, or garbage, named: the last proxy believed.
+    expect(from('127.0.0.1', '127.0.0.1')).toBe('127.0.0.1');
+    expect(from('127.0.0.1', '127.0.0.1', 'not an address')).toBe('127.0.0.1');
+    expect(from('127.0.0.1, 10.0.0.0/8', '127.0.0.1', '203.0.113.9, junk, 10.1.2.3')).toBe('10.1.2.3');
+  });
+
+  it("tells the API who the browser is in a statement it signs, and never passes on a browser's own", async () => {
+    const forged = '203.0.113.66;1;' + 'A'.repeat(43);
+    const direct = await seenThrough(webUrl, { 'x-forwarded-for': '203.0.113.9', [FORWARDED_CLIENT_HEADER]: forged });
+    expect(direct.headers['x-forwarded-for']).toBe('127.0.0.1');
+    expect(direct.headers[FORWARDED_CLIENT_HEADER]).not.toBe(forged);
+    expect(verifyForwardedClient(direct.headers[FORWARDED_CLIENT_HEADER], SECRET)).toBe('127.0.0.1');
+    expect(verifyForwardedClient(direct.headers[FORWARDED_CLIENT_HEADER], `${SECRET}x`)).toBeNull();
+
+    const proxied = await seenThrough(behindProxyUrl, { 'x-forwarded-for': '198.51.100.1, 203.0.113.9' });
+    expect(proxied.headers['x-forwarded-for']).toBe('203.0.113.9');
+    expect(verifyForwardedClient(proxied.headers[FORWARDED_CLIENT_HEADER], SECRET)).toBe('203.0.113.9');
   });
 
   it('knows which paths are the API', () => {
@@ -74,8 +128,8 @@ describe('the web server passing /api and /socket.io through to the API', () => 
     expect(['/', '/agents/1', '/apiary', '/view/x', undefined].map(isApiPath)).toEqual([false, false, false, false, false]);
   });
 
-  it("passes a request with its body and cookies through, and the answer back, with a local proxy's client as X-Forwarded-For", async () => {
-    const res = await fetch(new URL('/api/sessions/1/messages?x=1', webUrl), {
+  it("passes a request with its body and cookies through, and the answer back, with a listed proxy's client as X-Forwarded-For", async () => {
+    const res = await fetch(new URL('/api/sessions/1/messages?x=1', behindProxyUrl), {
       method: 'POST',
       // From loopback: a reverse proxy on this machine, which names the browser last.
       headers: { 'content-type': 'application/json', cookie: 'lazyboy_session=abc', 'x-forwarded-for': '10.9.9.9, 203.0.113.9' },
@@ -83,23 +137,23 @@ describe('the web server passing /api and /socket.io through to the API', () => 
     });
     expect(res.status).toBe(201);
     expect(res.headers.get('set-cookie')).toBe('lazyboy_session=abc; HttpOnly');
-    const seen = (await res.json()) as { method: string; url: string; headers: Record<string, string>; body: string };
+    const seen = (await res.json()) as Seen;
     expect(seen).toMatchObject({ method: 'POST', url: '/api/sessions/1/messages?x=1', body: '{"text":"hello"}' });
     expect(seen.headers).toMatchObject({
       cookie: 'lazyboy_session=abc',
       'x-forwarded-for': '203.0.113.9',
-      'x-forwarded-host': webUrl.host,
+      'x-forwarded-host': behindProxyUrl.host,
     });
   });
 
-  it('keeps the address a proxy in front named (X-Forwarded-Host), the one pages of the site have as their origin', async () => {
-    const res = await fetch(new URL('/api/auth/me', webUrl), { headers: { 'x-forwarded-host': 'lazyboy.example.org' } });
-    const seen = (await res.json()) as { headers: Record<string, string> };
-    expect(seen.headers['x-forwarded-host']).toBe('lazyboy.example.org');
+  it('keeps the address a listed proxy in front named (X-Forwarded-Host), and only its', async () => {
+    const headers = { 'x-forwarded-host': 'lazyboy.example.org' };
+    expect((await seenThrough(behindProxyUrl, headers)).headers['x-forwarded-host']).toBe('lazyboy.example.org');
+    expect((await seenThrough(webUrl, headers)).headers['x-forwarded-host']).toBe(webUrl.host);
   });
 
   it('upgrades a websocket through to the API and carries its bytes both ways', async () => {
-    const socket = net.connect(Number(webUrl.port), '127.0.0.1');
+    const socket = net.connect(Number(behindProxyUrl.port), '127.0.0.1');
     socket.write(
       'GET /socket.io/?EIO=4&transport=websocket HTTP/1.1\r\nhost: web\r\nupgrade: websocket\r\nconnection: Upgrade\r\n' +
         'x-forwarded-for: 203.0.113.9\r\n\r\n',
@@ -135,7 +189,8 @@ describe('the web server passing /api and /socket.io through to the API', () => 
   });
 
   it('answers 502 with a JSON error code when the API is down', async () => {
-    const down = http.createServer((req, res) => proxyRequest(new URL('http://127.0.0.1:1'), req, res));
+    const unreachable = new ApiProxy(new URL('http://127.0.0.1:1'), clientAddresses(''), SECRET);
+    const down = http.createServer((req, res) => unreachable.request(req, res));
     const downUrl = await listen(down);
     try {
       const res = await fetch(new URL('/api/auth/me', downUrl));

@@ -3,7 +3,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import nextModule from 'next';
 import { parseEnv, webEnvSchema } from '@lazyboy/contracts';
-import { isApiPath, proxyRequest, proxyUpgrade } from './api-proxy.js';
+import { TrustedProxies } from '@lazyboy/contracts/node';
+import { ApiProxy, isApiPath } from './api-proxy.js';
+import { ClientAddresses } from './client-address.js';
 import { ViewProxy, viewRoute } from './view-proxy.js';
 
 // The web server: Next.js for the pages, and the one origin the browser talks to (the API and its
@@ -21,10 +23,15 @@ const app = next({ dev: false, dir: webDir, hostname: env.LAZYBOY_WEB_HOST, port
 await app.prepare();
 const handle = app.getRequestHandler();
 
+const apiProxy = new ApiProxy(
+  api,
+  new ClientAddresses(new TrustedProxies(env.LAZYBOY_TRUSTED_PROXIES)),
+  env.LAZYBOY_INTERNAL_SECRET,
+);
 const views = new ViewProxy(api, env.LAZYBOY_INTERNAL_SECRET);
 
 const server = http.createServer((req, res) => {
-  if (isApiPath(req.url)) return proxyRequest(api, req, res);
+  if (isApiPath(req.url)) return apiProxy.request(req, res);
   const view = viewRoute(req.method, req.url);
   if (view && view.kind !== 'stream') return void views.control(view, req, res);
   void handle(req, res);
@@ -32,7 +39,7 @@ const server = http.createServer((req, res) => {
 server.on('upgrade', (req, socket, head) => {
   // An upgrading socket has no error listener of Node's any more: a reset must not crash the server.
   socket.on('error', () => socket.destroy());
-  if (isApiPath(req.url)) return proxyUpgrade(api, req, socket, head);
+  if (isApiPath(req.url)) return apiProxy.upgrade(req, socket, head);
   const view = viewRoute(req.method, req.url);
   if (view?.kind === 'stream') return void views.upgrade(view, req, socket, head);
   socket.destroy();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConfigError, apiEnvSchema, parseEnv, stackEnvSchema, workerEnvSchema } from './config.js';
+import { ConfigError, apiEnvSchema, parseEnv, stackEnvSchema, webEnvSchema, workerEnvSchema } from './config.js';
 
 const required = {
   DATABASE_URL: 'postgresql://u:p@127.0.0.1:5432/db',
@@ -62,5 +62,37 @@ describe('environment schemas', () => {
   it('reads ports of the local stack, 0 meaning "pick one"', () => {
     const env = parseEnv(stackEnvSchema, { LAZYBOY_WEB_PORT: '0' });
     expect(env).toMatchObject({ LAZYBOY_DATA_DIR: './data', LAZYBOY_WEB_PORT: 0, LAZYBOY_PG_PORT: 0, LAZYBOY_API_PORT: 3100 });
+  });
+
+  it('reads the trusted proxies as addresses and CIDR blocks, none by default, and refuses anything else', () => {
+    expect(parseEnv(apiEnvSchema, required).LAZYBOY_TRUSTED_PROXIES).toEqual([]);
+    const web = { LAZYBOY_INTERNAL_SECRET: 'i'.repeat(32) };
+    expect(parseEnv(webEnvSchema, { ...web, LAZYBOY_TRUSTED_PROXIES: ' 127.0.0.1, 10.0.0.0/8,::1 ,fd00::/8,' })).toMatchObject({
+      LAZYBOY_TRUSTED_PROXIES: [
+        { network: '127.0.0.1', prefix: 32, family: 'ipv4' },
+        { network: '10.0.0.0', prefix: 8, family: 'ipv4' },
+        { network: '::1', prefix: 128, family: 'ipv6' },
+        { network: 'fd00::', prefix: 8, family: 'ipv6' },
+      ],
+    });
+    for (const bad of ['localhost', '10.0.0.0/33', '300.1.1.1', '127.0.0.1 10.0.0.1', '*']) {
+      expect(() => parseEnv(webEnvSchema, { ...web, LAZYBOY_TRUSTED_PROXIES: bad })).toThrow(/LAZYBOY_TRUSTED_PROXIES/);
+    }
+    expect(() => parseEnv(stackEnvSchema, { LAZYBOY_TRUSTED_PROXIES: 'proxy.lan' })).toThrow(/LAZYBOY_TRUSTED_PROXIES/);
+  });
+
+  it("keeps an account's cool-down bounded and its failures remembered across the longest wait", () => {
+    expect(parseEnv(apiEnvSchema, required)).toMatchObject({
+      LAZYBOY_ACCOUNT_LOGIN_FAILURES: 10,
+      LAZYBOY_ACCOUNT_COOLDOWN_SECONDS: 30,
+      LAZYBOY_ACCOUNT_COOLDOWN_MAX_SECONDS: 900,
+      LAZYBOY_ACCOUNT_FAILURE_WINDOW_SECONDS: 3600,
+    });
+    expect(() =>
+      parseEnv(apiEnvSchema, { ...required, LAZYBOY_ACCOUNT_COOLDOWN_SECONDS: '60', LAZYBOY_ACCOUNT_COOLDOWN_MAX_SECONDS: '30' }),
+    ).toThrow(/LAZYBOY_ACCOUNT_COOLDOWN_MAX_SECONDS/);
+    expect(() => parseEnv(apiEnvSchema, { ...required, LAZYBOY_ACCOUNT_FAILURE_WINDOW_SECONDS: '900' })).toThrow(
+      /LAZYBOY_ACCOUNT_FAILURE_WINDOW_SECONDS/,
+    );
   });
 });

@@ -45,6 +45,49 @@ const internalSecret = z
     "Shared by the API and the web server: authenticates the web server's internal calls (viewer tickets, control checks)",
   );
 
+/** One entry of LAZYBOY_TRUSTED_PROXIES: an address (a /32 or /128) or a CIDR block. */
+export interface TrustedProxyRange {
+  network: string;
+  prefix: number;
+  family: 'ipv4' | 'ipv6';
+}
+
+function trustedProxyRange(entry: string): TrustedProxyRange | null {
+  if (z.ipv4().safeParse(entry).success) return { network: entry, prefix: 32, family: 'ipv4' };
+  if (z.ipv6().safeParse(entry).success) return { network: entry, prefix: 128, family: 'ipv6' };
+  const [network = '', prefix = ''] = entry.split('/');
+  if (z.cidrv4().safeParse(entry).success) return { network, prefix: Number(prefix), family: 'ipv4' };
+  if (z.cidrv6().safeParse(entry).success) return { network, prefix: Number(prefix), family: 'ipv6' };
+  return null;
+}
+
+/**
+ * Shared by the API and the web server: the reverse proxies in front of it. Only a caller in this list may
+ * name the client in X-Forwarded-For (and, for the web server, the host in X-Forwarded-Host); anyone else is
+ * counted by their own address, so nobody picks the address the rate limits count.
+ */
+export const trustedProxiesSchema = z
+  .string()
+  .default('')
+  .transform((value, ctx): TrustedProxyRange[] => {
+    const ranges: TrustedProxyRange[] = [];
+    for (const entry of value
+      .split(',')
+      .map((part) => part.trim())
+      .filter((part) => part !== '')) {
+      const range = trustedProxyRange(entry);
+      if (!range) {
+        ctx.addIssue({ code: 'custom', message: `"${entry.slice(0, 60)}" is not an IP address or CIDR block` });
+        return z.NEVER;
+      }
+      ranges.push(range);
+    }
+    return ranges;
+  })
+  .describe('Comma-separated IPs and CIDR blocks of the reverse proxies in front (default none): only they may name the client');
+
+const seconds = (fallback: number, min = 1) => z.coerce.number().int().min(min).max(31_536_000).default(fallback);
+
 export const apiEnvSchema = z
   .object({
     DATABASE_URL: z.string().url().describe('Postgres connection URL (the local stack sets it)'),
@@ -73,6 +116,20 @@ export const apiEnvSchema = z
       .min(1)
       .default(10)
       .describe('Failed sign-ins allowed per email and address in 15 minutes before 429'),
+    LAZYBOY_ACCOUNT_LOGIN_FAILURES: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(10)
+      .describe("Failed sign-ins to one account (from anywhere but the account's known devices) before each further one waits"),
+    LAZYBOY_ACCOUNT_COOLDOWN_SECONDS: seconds(30).describe(
+      "An account's first wait after its failures ran out; each further failure doubles it",
+    ),
+    LAZYBOY_ACCOUNT_COOLDOWN_MAX_SECONDS: seconds(900).describe('The longest wait between sign-ins to one account'),
+    LAZYBOY_ACCOUNT_FAILURE_WINDOW_SECONDS: seconds(3_600).describe(
+      "An account's failed sign-ins are forgotten this long after the last one",
+    ),
+    LAZYBOY_TRUSTED_PROXIES: trustedProxiesSchema,
     LAZYBOY_SIGNUPS_PER_HOUR: z.coerce
       .number()
       .int()
@@ -145,6 +202,21 @@ export const apiEnvSchema = z
     LAZYBOY_EGRESS_ALLOWED_DOMAINS: allowedDomainsEnv,
   })
   .superRefine((env, ctx) => {
+    if (env.LAZYBOY_ACCOUNT_COOLDOWN_MAX_SECONDS < env.LAZYBOY_ACCOUNT_COOLDOWN_SECONDS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['LAZYBOY_ACCOUNT_COOLDOWN_MAX_SECONDS'],
+        message: 'must be at least LAZYBOY_ACCOUNT_COOLDOWN_SECONDS',
+      });
+    }
+    // Failures forgotten during a wait would restart the escalation for whoever waits it out.
+    if (env.LAZYBOY_ACCOUNT_FAILURE_WINDOW_SECONDS <= env.LAZYBOY_ACCOUNT_COOLDOWN_MAX_SECONDS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['LAZYBOY_ACCOUNT_FAILURE_WINDOW_SECONDS'],
+        message: 'must be longer than LAZYBOY_ACCOUNT_COOLDOWN_MAX_SECONDS',
+      });
+    }
     if (!isLoopbackHost(env.LAZYBOY_API_HOST) && (env.LAZYBOY_APP_TOKEN ?? '').length < MIN_EXPOSED_TOKEN_LENGTH) {
       ctx.addIssue({
         code: 'custom',
@@ -197,6 +269,7 @@ export const webEnvSchema = z.object({
   LAZYBOY_WEB_HOST: z.string().min(1).default('127.0.0.1').describe('Address the web server binds'),
   LAZYBOY_WEB_PORT: port(3101).describe('Port the web server listens on'),
   LAZYBOY_INTERNAL_SECRET: internalSecret,
+  LAZYBOY_TRUSTED_PROXIES: trustedProxiesSchema,
 });
 export type WebEnv = z.infer<typeof webEnvSchema>;
 
@@ -208,6 +281,8 @@ export const stackEnvSchema = z.object({
   LAZYBOY_API_PORT: port(3100).describe('Port the API listens on'),
   LAZYBOY_PG_PORT: port(0).describe('Postgres port; 0 picks a free one on first start and keeps it'),
   LAZYBOY_REDIS_PORT: port(0).describe('Redis port; 0 picks a free one on first start and keeps it'),
+  // Checked here so a bad list stops `up` at once; only the web server is given it (see app-processes.ts).
+  LAZYBOY_TRUSTED_PROXIES: trustedProxiesSchema,
 });
 export type StackEnv = z.infer<typeof stackEnvSchema>;
 

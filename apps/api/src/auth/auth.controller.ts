@@ -13,6 +13,7 @@ import { ZodBody } from '../common/zod-params.js';
 import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
 import { AuthService, type RequestOrigin, type StartedSession } from './auth.service.js';
 import { clientIpOf } from './client-ip.js';
+import { knownDeviceCookieHeader } from './known-device.js';
 import { LocalAuthGuard } from './local-auth.guard.js';
 import { CurrentPrincipal, Public, type Principal } from './principal.js';
 import { clearSessionCookieHeader, setSessionCookieHeader } from './session-cookie.js';
@@ -74,10 +75,9 @@ export class AuthController {
   }
 
   private setCookie(res: Response, session: StartedSession): void {
-    res.append(
-      'Set-Cookie',
-      setSessionCookieHeader(session.cookie, { secure: this.config.LAZYBOY_SECURE_COOKIE, maxAgeSeconds: session.maxAgeSeconds }),
-    );
+    const secure = this.config.LAZYBOY_SECURE_COOKIE;
+    res.append('Set-Cookie', setSessionCookieHeader(session.cookie, { secure, maxAgeSeconds: session.maxAgeSeconds }));
+    res.append('Set-Cookie', knownDeviceCookieHeader(session.knownDevice, secure));
   }
 }
 

@@ -7,6 +7,7 @@ import { ApiTokensRepository } from './api-tokens.repository.js';
 import { ApiTokensService } from './api-tokens.service.js';
 import { AuthController } from './auth.controller.js';
 import { AuthService } from './auth.service.js';
+import { KnownDevices } from './known-device.js';
 import { LocalAuthGuard } from './local-auth.guard.js';
 import { LocalStrategy } from './local.strategy.js';
 import { LoginRateLimiter } from './login-rate-limiter.js';
@@ -30,6 +31,7 @@ import { SessionStrategy } from './session.strategy.js';
     ApiTokensRepository,
     LoginSessionsRepository,
     LoginRateLimiter,
+    KnownDevices,
     SignupRateLimiter,
     RequestAuthenticator,
     { provide: SessionAuthenticator, useExisting: RequestAuthenticator },

@@ -10,7 +10,8 @@ import { RealtimePublisher } from '../realtime/realtime-publisher.js';
 import { TenancyRepository } from '../tenancy/tenancy.repository.js';
 import { createWithUniqueSlug } from '../tenancy/workspace-slug.js';
 import { toSummary } from '../tenancy/workspace-views.js';
-import { LoginRateLimiter, rateLimited } from './login-rate-limiter.js';
+import { KnownDevices } from './known-device.js';
+import { isRefusal, LoginRateLimiter, rateLimited, type LoginGoAhead } from './login-rate-limiter.js';
 import { SignupRateLimiter } from './signup-rate-limiter.js';
 import { LoginSessionsRepository } from './login-sessions.repository.js';
 import type { Principal } from './principal.js';
@@ -24,12 +25,16 @@ export const WRONG_CREDENTIALS = 'wrong email or password';
 export interface RequestOrigin {
   ip?: string;
   userAgent?: string;
+  /** The known-device cookie the browser sent, unverified (sign-in only). */
+  knownDevice?: string;
 }
 
 export interface StartedSession {
   /** The session cookie's value. */
   cookie: string;
   maxAgeSeconds: number;
+  /** A fresh known-device cookie's value: this browser has now signed in to the account. */
+  knownDevice: string;
 }
 
 @Injectable()
@@ -43,6 +48,7 @@ export class AuthService implements OnModuleInit {
     private readonly tenancy: TenancyRepository,
     private readonly sessions: LoginSessionsRepository,
     private readonly limiter: LoginRateLimiter,
+    private readonly devices: KnownDevices,
     private readonly signups: SignupRateLimiter,
     private readonly audit: AuditService,
     private readonly realtime: RealtimePublisher,
@@ -54,25 +60,27 @@ export class AuthService implements OnModuleInit {
 
   /**
    * Checks email and password (the local strategy's verify step). Every outcome is audited, never with
-   * the password; refusals by the rate limit only once per window. Throws UNAUTHENTICATED with one generic
-   * message, or RATE_LIMITED.
+   * the password; refusals by the rate limits only once per window, and an account's (or known device's)
+   * first wait as it starts. Throws UNAUTHENTICATED with one generic message, or RATE_LIMITED.
    */
   async verifyCredentials(email: string, password: string, origin: RequestOrigin): Promise<Principal> {
     const ip = origin.ip ?? 'unknown';
+    const device = this.devices.verify(origin.knownDevice, email);
     // Counted before the password is checked: parallel guesses each take an attempt while scrypt runs.
-    const refusal = await this.limiter.attempt(email, ip);
-    if (refusal) {
-      if (refusal.first) await this.recordFailure(email, null, 'rate_limited', origin);
-      throw rateLimited(refusal);
+    const check = await this.limiter.attempt(email, ip, device);
+    if (isRefusal(check)) {
+      if (check.first) await this.recordFailure(email, null, 'rate_limited', origin);
+      throw rateLimited(check);
     }
     const account = await this.accounts.findForLogin(email);
     const passwordOk = await verifyPassword(password, account?.passwordHash ?? this.decoyHash);
     const reason = failureReason(account, passwordOk);
     if (reason || !account) {
       await this.recordFailure(email, account?.id ?? null, reason ?? 'unknown_email', origin);
+      if (check.locks) await this.recordLock(email, account?.id ?? null, check.locks, origin);
       throw new ApiError('UNAUTHENTICATED', WRONG_CREDENTIALS);
     }
-    await this.limiter.succeeded(email, ip);
+    await this.limiter.succeeded(email, ip, device);
     return {
       userId: account.id,
       email: account.email,
@@ -105,7 +113,11 @@ export class AuthService implements OnModuleInit {
       details: { loginSessionId },
       ip: origin.ip,
     });
-    return { cookie: encodeSessionCookie({ loginSessionId, secret }), maxAgeSeconds };
+    return {
+      cookie: encodeSessionCookie({ loginSessionId, secret }),
+      maxAgeSeconds,
+      knownDevice: this.devices.issue(principal.email),
+    };
   }
 
   /** A new user with a personal workspace they own, signed in at once. 409 when the email is taken, 429 past the address's allowance. */
@@ -186,6 +198,22 @@ export class AuthService implements OnModuleInit {
       targetType: 'user',
       targetId: userId,
       details: { email, reason },
+      ip: origin.ip,
+    });
+  }
+
+  private async recordLock(
+    email: string,
+    userId: string | null,
+    lock: NonNullable<LoginGoAhead['locks']>,
+    origin: RequestOrigin,
+  ): Promise<void> {
+    await this.audit.record({
+      actorUserId: null,
+      action: 'auth.login_locked',
+      targetType: 'user',
+      targetId: userId,
+      details: { email, scope: lock.scope, failures: lock.failures, waitSeconds: lock.waitSeconds },
       ip: origin.ip,
     });
   }

@@ -2,16 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { PrismaService } from '../persistence/prisma.service.js';
+import { freshIp } from '../testing/test-addresses.js';
 import { startTestApp, type TestApp } from '../testing/test-app.js';
 import { testApiConfig } from '../testing/test-config.js';
 import { logIn, sessionCookieOf, signUp } from '../testing/test-users.js';
 import { sha256Hex } from './secrets.js';
 
-/** A made-up client address per test (the app trusts X-Forwarded-For from loopback), so rate limits never collide. */
-function freshIp(): string {
-  const bytes = randomUUID().replaceAll('-', '');
-  return `10.${parseInt(bytes.slice(0, 2), 16)}.${parseInt(bytes.slice(2, 4), 16)}.${parseInt(bytes.slice(4, 6), 16)}`;
-}
+/**
+ * Each test names a made-up client address of its own (freshIp) in X-Forwarded-For, so rate limits never
+ * collide: these suites' APIs believe it from loopback, as from a reverse proxy on this machine.
+ */
+const LOCAL_PROXY = { LAZYBOY_TRUSTED_PROXIES: '127.0.0.1' };
 
 function setCookiesOf(res: request.Response): string[] {
   const header = res.headers['set-cookie'] as unknown;
@@ -23,7 +24,7 @@ describe('sign-up, sign-in and sign-out', () => {
   let prisma: PrismaService;
 
   beforeAll(async () => {
-    api = await startTestApp(testApiConfig());
+    api = await startTestApp(testApiConfig(LOCAL_PROXY));
     prisma = api.app.get(PrismaService);
   });
   afterAll(() => api.close());
@@ -212,7 +213,12 @@ describe('sign-in rate limit and cookie settings', () => {
 
   beforeAll(async () => {
     api = await startTestApp(
-      testApiConfig({ LAZYBOY_LOGIN_ATTEMPTS: String(attempts), LAZYBOY_SECURE_COOKIE: 'true', LAZYBOY_SESSION_TTL_HOURS: '2' }),
+      testApiConfig({
+        ...LOCAL_PROXY,
+        LAZYBOY_LOGIN_ATTEMPTS: String(attempts),
+        LAZYBOY_SECURE_COOKIE: 'true',
+        LAZYBOY_SESSION_TTL_HOURS: '2',
+      }),
     );
   });
   afterAll(() => api.close());
@@ -272,9 +278,10 @@ describe('sign-in rate limit and cookie settings', () => {
       .post('/api/auth/signup')
       .send({ email: `${randomUUID()}@example.test`, password: 'long enough password', displayName: 'Sec' })
       .expect(201);
-    const [setCookie] = setCookiesOf(res);
+    const [setCookie, knownDevice] = setCookiesOf(res);
     expect(setCookie).toContain('Secure');
     expect(setCookie).toContain('Max-Age=7200');
+    expect(knownDevice).toMatch(/^lazyboy_device=.*; Secure/);
   });
 });
 
@@ -283,7 +290,7 @@ describe('sign-up rate limit', () => {
   let api: TestApp;
 
   beforeAll(async () => {
-    api = await startTestApp(testApiConfig({ LAZYBOY_SIGNUPS_PER_HOUR: String(allowed) }));
+    api = await startTestApp(testApiConfig({ ...LOCAL_PROXY, LAZYBOY_SIGNUPS_PER_HOUR: String(allowed) }));
   });
   afterAll(() => api.close());
 

@@ -4,6 +4,7 @@ import type { Request } from 'express';
 import { Strategy } from 'passport-local';
 import { AuthService } from './auth.service.js';
 import { clientIpOf } from './client-ip.js';
+import { knownDeviceFromHeader } from './known-device.js';
 import type { Principal } from './principal.js';
 import { privatePassport } from './run-strategy.js';
 
@@ -15,7 +16,11 @@ export class LocalStrategy extends PassportStrategy(Strategy, 'local') {
   }
 
   validate(req: Request, email: string, password: string): Promise<Principal> {
-    return this.auth.verifyCredentials(email, password, { ip: clientIpOf(req), userAgent: req.headers['user-agent'] });
+    return this.auth.verifyCredentials(email, password, {
+      ip: clientIpOf(req),
+      userAgent: req.headers['user-agent'],
+      knownDevice: knownDeviceFromHeader(req.headers.cookie),
+    });
   }
 
   /** Called by the mixin's constructor: register on a private instance, not the process-wide one. */

@@ -6,6 +6,7 @@ import {
   type ComputerListResponse,
 } from '@lazyboy/contracts';
 import type { Request } from 'express';
+import { clientIpOf } from '../auth/client-ip.js';
 import { CurrentPrincipal, type Principal } from '../auth/principal.js';
 import { AuditService } from '../audit/audit.service.js';
 import { conflict } from '../common/api-error.js';
@@ -112,7 +113,7 @@ export class ComputersController {
       targetType: 'computer',
       targetId: computerId,
       details: { botId: bot.id },
-      ip: req.ip ?? null,
+      ip: clientIpOf(req) ?? null,
     });
   }
 }

@@ -8,6 +8,7 @@ import {
   type TakeoverResponse,
 } from '@lazyboy/contracts';
 import type { Request } from 'express';
+import { clientIpOf } from '../auth/client-ip.js';
 import { CurrentPrincipal, type Principal } from '../auth/principal.js';
 import { ApiRoute } from '../common/route-docs.js';
 import { IdParam, ZodBody } from '../common/zod-params.js';
@@ -28,7 +29,7 @@ export class TakeoverController {
     @IdParam('botId') botId: string,
     @Req() req: Request,
   ): Promise<TakeoverResponse> {
-    return this.takeover.take(principal, botId, req.ip ?? null);
+    return this.takeover.take(principal, botId, clientIpOf(req) ?? null);
   }
 
   @Post('release')
@@ -42,7 +43,7 @@ export class TakeoverController {
     @IdParam('botId') botId: string,
     @Req() req: Request,
   ): Promise<TakeoverResponse> {
-    return this.takeover.release(principal, botId, req.ip ?? null);
+    return this.takeover.release(principal, botId, clientIpOf(req) ?? null);
   }
 
   @Post('type')

@@ -48,6 +48,9 @@ export function startApi(ctx: AppProcessContext): Promise<ManagedProcess> {
       LAZYBOY_VAULT_KEY: ctx.secrets.vaultKey,
       LAZYBOY_INTERNAL_SECRET: ctx.secrets.internalSecret,
       LAZYBOY_HOMES_DIR: ctx.layout.homesDir,
+      // Only the web server stands in front of this API, and it proves itself with a signed header: a
+      // proxy list meant for the web server would let every local process name its own address here.
+      LAZYBOY_TRUSTED_PROXIES: '',
     }),
   );
 }
@@ -66,6 +69,7 @@ export function startWeb(ctx: AppProcessContext): Promise<ManagedProcess> {
       LAZYBOY_WEB_HOST: ctx.webHost,
       LAZYBOY_WEB_PORT: String(ctx.ports.web),
       LAZYBOY_INTERNAL_SECRET: ctx.secrets.internalSecret,
+      // LAZYBOY_TRUSTED_PROXIES comes from the caller's environment (checked by `up`): a reverse proxy in front.
     }),
     logFile: logFile(ctx.layout, 'web'),
   });
