@@ -46,6 +46,7 @@ function inputs(ids: Ids, other: TestUser): Record<string, Input> {
     'GET /api/admin/runs': { query: { status: 'queued', workspaceId: ids.workspaceId, botId: ids.botId, limit: '10' } },
     'GET /api/admin/users': page,
     'PATCH /api/admin/users/:userId': { body: { isAdmin: true, disabled: true } },
+    'PATCH /api/admin/settings': { body: { allowLocalModelServers: false } },
     'GET /api/admin/workspaces': page,
     'PATCH /api/admin/workspaces/:workspaceId/members/:userId': { body: { role: 'owner' } },
     'POST /api/auth/login': { body: { email: other.email, password: other.password } },

@@ -44,6 +44,9 @@ export interface BootForBotOptions extends PowerOptions {
  * Postgres and carried out by the pool driver. Safe under concurrency: one caller in any replica boots
  * (a compare-and-set on the state), suspend and wake serialise on a per-computer lock.
  */
+/** How often a boot that is still going marks its computer in use. */
+const BOOT_ACTIVITY_MS = 1_000;
+
 @Injectable()
 export class ComputersService {
   private readonly logger = new Logger(ComputersService.name);
@@ -102,12 +105,18 @@ export class ComputersService {
     { lease, ...options }: BootForBotOptions = {},
   ): Promise<{ running: RunningComputer; screen: ComputerScreen }> {
     const computer = await this.computerOf(bot);
-    // Marks the computer in use before looking at its state, so the idle loop cannot suspend it between.
+    // Marks the computer in use before looking at its state, and keeps it so while the agent's screen
+    // boots (seconds on a busy host), so the idle loop cannot suspend it under the person waiting for it.
     await this.repo.touchActive(computer.id);
-    return this.withRetryOnLostWorker(computer.id, options, async (running) => ({
-      running,
-      screen: await this.ensureBotScreen(bot, running, lease),
-    }));
+    const keepActive = setInterval(() => void this.repo.touchActive(computer.id).catch(() => undefined), BOOT_ACTIVITY_MS);
+    try {
+      return await this.withRetryOnLostWorker(computer.id, options, async (running) => ({
+        running,
+        screen: await this.ensureBotScreen(bot, running, lease),
+      }));
+    } finally {
+      clearInterval(keepActive);
+    }
   }
 
   // ---------------------------------------------------------------------------------- life cycle
