@@ -193,7 +193,7 @@ describeAsRoot('one tenant cannot reach another tenantâ€™s computer or the hostâ
       '  done; done',
       'echo PROBED',
     ].join('\n');
-    const [out] = await runPlan(tenantB, sessionB1, 'shell-probe', [shell(script)]);
+    const [out = ''] = await runPlan(tenantB, sessionB1, 'shell-probe', [shell(script)]);
     expect(out).toContain('PROBED');
     expect(out).not.toMatch(/DIRECT-OPEN|PROXIED/);
   }, 300_000);
@@ -214,7 +214,7 @@ describeAsRoot('one tenant cannot reach another tenantâ€™s computer or the hostâ
       `grep -c vnc /proc/net/unix || true`,
       'echo CHECKED',
     ].join('\n');
-    const [out] = await runPlan(tenantB, sessionB1, 'files-probe', [shell(script)]);
+    const [out = ''] = await runPlan(tenantB, sessionB1, 'files-probe', [shell(script)]);
     expect(out).toContain('CHECKED');
     expect(out).not.toContain('SAW ');
     expect(out).toMatch(/No such file or directory|HOME-A [^0]/);
@@ -241,7 +241,7 @@ describeAsRoot('one tenant cannot reach another tenantâ€™s computer or the hostâ
       `ss -Hlx | grep -c -v "X11-unix/X${benDisplay}" || true`,
       'echo CHECKED',
     ].join('\n');
-    const [out] = await runPlan(tenantB, sessionB2, 'team-probe', [shell(script)]);
+    const [out = ''] = await runPlan(tenantB, sessionB2, 'team-probe', [shell(script)]);
     expect(out).toContain('CHECKED');
     expect(out).not.toMatch(/DROVE-BEA|READ-COOKIES/);
     // The one listener in Ben's island is the egress proxy.
@@ -249,7 +249,7 @@ describeAsRoot('one tenant cannot reach another tenantâ€™s computer or the hostâ
   }, 300_000);
 
   it("B's shell downloads from the internet through the egress proxy, but not from the LAN (refused and logged)", async () => {
-    const [out] = await runPlan(tenantB, sessionB1, 'egress', [
+    const [out = ''] = await runPlan(tenantB, sessionB1, 'egress', [
       shell(`curl -sS -m 10 ${site.url} && echo FETCHED; curl -sS -m 10 ${lanSite.url}; echo "LAN $?"`),
     ]);
     expect(out).toContain('from the internet');
