@@ -50,7 +50,8 @@ export class EgressProxy {
   private readonly origins = new WeakMap<Duplex, string>();
   private readonly open = new Map<string, number>();
   private readonly reportWindows = new Map<string, { second: number; count: number; suppressed: number }>();
-  private readonly hostOwn = hostAddresses();
+  /** This machine's addresses, read again at most once a second: interfaces come and go (DHCP, a VPN, a veth). */
+  private hostOwn = { at: 0, addresses: new Set<string>() };
   private readonly connectTimeoutMs: number;
 
   constructor(private readonly options: EgressProxyOptions) {
@@ -101,12 +102,18 @@ export class EgressProxy {
     }
     // One forbidden address refuses the name: a host that also resolves to loopback is an attack, not a mirror.
     for (const address of addresses) {
-      const kind: AddressClass = classifyAddress(address, this.hostOwn);
+      const kind: AddressClass = classifyAddress(address, this.ownAddresses());
       if (kind === 'public' || (kind === 'private-network' && privateNetworks === 'allow')) continue;
       return { allowed: false, reason: kind };
     }
     const first = addresses[0];
     return first === undefined ? { allowed: false, reason: 'unresolvable' } : { allowed: true, address: first };
+  }
+
+  private ownAddresses(): ReadonlySet<string> {
+    const now = Date.now();
+    if (now - this.hostOwn.at > 1_000) this.hostOwn = { at: now, addresses: hostAddresses() };
+    return this.hostOwn.addresses;
   }
 
   close(): void {
