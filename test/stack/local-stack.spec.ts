@@ -32,9 +32,15 @@ function processTable(): Proc[] {
 async function readyzUntil(port: number, status: number): Promise<{ status: number; body: Record<string, unknown> }> {
   const deadline = Date.now() + 20_000;
   for (;;) {
-    const res = await fetch(`http://127.0.0.1:${port}/readyz`);
-    const body = (await res.json()) as Record<string, unknown>;
-    if (res.status === status || Date.now() > deadline) return { status: res.status, body };
+    // A kept-alive connection the server closes just as it is reused fails the fetch: ask again.
+    const res = await fetch(`http://127.0.0.1:${port}/readyz`).catch((error: unknown) => {
+      if (Date.now() > deadline) throw error;
+      return undefined;
+    });
+    if (res) {
+      const body = (await res.json()) as Record<string, unknown>;
+      if (res.status === status || Date.now() > deadline) return { status: res.status, body };
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
 }
