@@ -10,6 +10,9 @@ export {
   xSocketFile,
 } from './display/display-numbers.js';
 export { desktopUserName, type DesktopUser } from './display/desktop-user.js';
+export { computerRuntimeDir, computerTempDirs, shellLogRoot } from './display/computer-paths.js';
+export { findComputerProcesses, type ComputerScope } from './display/desktop-processes.js';
+export { clearComputerLeftovers, type ClearedLeftovers } from './display/computer-leftovers.js';
 export { CHROMIUM_QUIET_FLAGS, PRIVATE_HOME_DIR } from './display/chromium.js';
 export { CdpPipe } from './browser/cdp-pipe.js';
 export { EgressProxy, type EgressProxyOptions, type EgressRefusal } from './network/egress-proxy.js';

@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { Logger } from '@nestjs/common';
 import { screensResponseSchema } from '@lazyboy/contracts';
-import { findFreeDisplayBase, listPids, readCmdline, readEnviron, readProcStat } from '@lazyboy/desktop';
+import { clearComputerLeftovers, findFreeDisplayBase, readCmdline, readEnviron, readProcStat } from '@lazyboy/desktop';
 import { findFreePort, groupAlive, isAlive, ManagedProcess, stopProcessGroup, tail } from '@lazyboy/localstack';
 import { PoolDriver, type ComputerSpec, type WorkerBinding } from './pool-driver.js';
 import { WorkerClient } from './worker-client.js';
@@ -34,6 +34,8 @@ interface LocalWorker {
   process?: ManagedProcess;
   /** Its displays (base+1 … base+count); unknown for an adopted worker started without them in its environment. */
   displays?: DisplayRange;
+  /** The computer's home: what its desktop's processes and temporary folders are found by once the worker is gone. */
+  homeDir?: string;
 }
 
 /** The X displays base+1 … base+count of one computer. */
@@ -105,8 +107,12 @@ export class LocalPoolDriver extends PoolDriver {
     const known = this.workers.get(binding.computerId);
     const pid = known?.pid ?? this.pidOf(binding);
     this.workers.delete(binding.computerId);
-    if (pid === undefined || !this.isWorkerProcess(pid)) return;
-    await this.stopGroup(pid, known?.process);
+    if (pid !== undefined && this.isWorkerProcess(pid)) {
+      await this.stopWorker({ computerId: binding.computerId, pid, ...known, homeDir: known?.homeDir ?? this.homeOf(pid) });
+    } else if (known?.homeDir) {
+      // The worker died on its own (killed, crashed): whatever of its desktop it left still goes.
+      await this.clearLeftovers(binding.computerId, known.homeDir);
+    }
   }
 
   async health(binding: WorkerBinding): Promise<boolean> {
@@ -128,7 +134,10 @@ export class LocalPoolDriver extends PoolDriver {
     if (pid === undefined || !this.isWorkerProcess(pid)) return false;
     const parent = parentPid(pid);
     if (parent !== 1 && parent !== process.pid) return false;
-    this.workers.set(binding.computerId, { computerId: binding.computerId, pid, displays: displaysOf(pid) });
+    const worker: LocalWorker = { computerId: binding.computerId, pid, displays: displaysOf(pid) };
+    const homeDir = this.homeOf(pid);
+    if (homeDir) worker.homeDir = homeDir;
+    this.workers.set(binding.computerId, worker);
     return true;
   }
 
@@ -144,7 +153,7 @@ export class LocalPoolDriver extends PoolDriver {
     this.workers.clear();
     await Promise.all(
       workers.map((w) =>
-        this.stopGroup(w.pid, w.process).catch((error: unknown) =>
+        this.stopWorker(w).catch((error: unknown) =>
           this.logger.error(`stopping the worker of ${w.computerId} (pid ${w.pid}) failed: ${(error as Error).message}`),
         ),
       ),
@@ -157,6 +166,7 @@ export class LocalPoolDriver extends PoolDriver {
     if (this.closed) throw new Error('the API is shutting down');
     const token = randomBytes(32).toString('base64url');
     const logFile = path.join(this.logsDir, `computer-${spec.computerId}.log`);
+    const homeDir = path.join(this.homesDir, spec.homeKey);
     const inherited = Object.fromEntries(INHERITED_ENV.flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])));
     const proc = new ManagedProcess({
       name: `worker ${spec.computerId}`,
@@ -170,13 +180,13 @@ export class LocalPoolDriver extends PoolDriver {
         LAZYBOY_WORKER_PORT: String(port),
         LAZYBOY_CONTROL_TOKEN: token,
         LAZYBOY_COMPUTER_ID: spec.computerId,
-        LAZYBOY_COMPUTER_HOME: path.join(this.homesDir, spec.homeKey),
+        LAZYBOY_COMPUTER_HOME: homeDir,
         LAZYBOY_DISPLAY_BASE: String(displays.base),
         TEAM_SCREEN_LIMIT: String(spec.screenLimit),
       },
       logFile,
     });
-    const worker: LocalWorker = { computerId: spec.computerId, pid: proc.pid, process: proc, displays };
+    const worker: LocalWorker = { computerId: spec.computerId, pid: proc.pid, process: proc, displays, homeDir };
     this.workers.set(spec.computerId, worker);
     const binding: WorkerBinding = {
       computerId: spec.computerId,
@@ -189,7 +199,7 @@ export class LocalPoolDriver extends PoolDriver {
       return binding;
     } catch (error) {
       this.workers.delete(spec.computerId);
-      await this.stopGroup(proc.pid, proc);
+      await this.stopWorker(worker);
       throw error;
     }
   }
@@ -211,13 +221,32 @@ export class LocalPoolDriver extends PoolDriver {
     }
   }
 
-  private async stopGroup(pid: number, proc?: ManagedProcess): Promise<void> {
+  /**
+   * SIGTERM to the worker's group (the worker stops its desktop, continuing a suspended one first), SIGKILL
+   * after the grace; then whatever of the desktop is still there goes too. A worker killed before it was
+   * done leaves processes that are not its children any more (the session bus, Chromium's crash handlers,
+   * dbus-activated services), SIGSTOPped when the computer was suspended: they are found by the home.
+   */
+  private async stopWorker(worker: LocalWorker): Promise<void> {
     const graceMs = this.options.stopGraceMs ?? 8_000;
-    // A worker that needed SIGKILL could not stop its desktops: whatever of them is left goes too.
-    const desktops = childGroups(pid);
-    if (proc) await proc.stop(graceMs);
-    else if (groupAlive(pid)) await stopProcessGroup(pid, 'SIGTERM', graceMs);
-    for (const group of desktops) if (groupAlive(group)) await stopProcessGroup(group, 'SIGKILL', 0);
+    if (worker.process) await worker.process.stop(graceMs);
+    else if (groupAlive(worker.pid)) await stopProcessGroup(worker.pid, 'SIGTERM', graceMs);
+    if (worker.homeDir) await this.clearLeftovers(worker.computerId, worker.homeDir);
+  }
+
+  private async clearLeftovers(computerId: string, homeDir: string): Promise<void> {
+    const cleared = await clearComputerLeftovers({ home: homeDir });
+    if (cleared.processes > 0) {
+      this.logger.warn(`ended ${cleared.processes} process(es) the worker of computer ${computerId} left behind`);
+    }
+  }
+
+  /** The home a worker of ours serves (its environment), only when it lies in our homes directory. */
+  private homeOf(pid: number): string | undefined {
+    const home = readEnviron(pid)?.get('LAZYBOY_COMPUTER_HOME');
+    if (!home) return undefined;
+    const resolved = path.resolve(path.dirname(this.homesDir), home);
+    return path.dirname(resolved) === this.homesDir ? resolved : undefined;
   }
 
   /**
@@ -267,15 +296,4 @@ function displaysOf(pid: number): DisplayRange | undefined {
 
 function parentPid(pid: number): number | undefined {
   return readProcStat(pid)?.ppid;
-}
-
-/** Process groups the worker started (its displays run in groups of their own, to be frozen as a whole). */
-function childGroups(workerPid: number): number[] {
-  const own = readProcStat(workerPid)?.pgid;
-  const groups = new Set<number>();
-  for (const pid of listPids()) {
-    const stat = readProcStat(pid);
-    if (stat?.ppid === workerPid && stat.pgid !== own) groups.add(stat.pgid);
-  }
-  return [...groups];
 }

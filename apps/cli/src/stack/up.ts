@@ -13,6 +13,7 @@ import {
 import { adminEmailSchema, parseEnv, stackEnvSchema } from '@lazyboy/contracts';
 import { z } from 'zod';
 import { startApi, startWeb, urlHost, type AppProcessContext } from './app-processes.js';
+import { stopComputerLeftovers } from './computer-leftovers.js';
 import { stopLeftovers } from './down.js';
 import { logFile, stackLayout } from './stack-layout.js';
 import { resolvePorts } from './stack-ports.js';
@@ -58,7 +59,7 @@ export async function up(env: Record<string, string | undefined>, print: Print =
       `LazyBoy is already running from ${layout.dataDir} (pid ${previous.supervisorPid}); run \`lazyboy down\` first`,
     );
   }
-  if (previous) await stopLeftovers(previous, print);
+  await stopLeftovers(previous, layout, print);
 
   const secrets = loadOrCreateSecrets(layout.secretsFile, env);
   const appRole: DatabaseRole = { name: APP_ROLE_NAME, password: secrets.databasePassword };
@@ -78,6 +79,9 @@ export async function up(env: Record<string, string | undefined>, print: Print =
   });
   const stopAll = async () => {
     await supervisor.stopAll();
+    // The API stops its workers, and they their desktops; what outlived them (a worker the API had no time
+    // to stop, a desktop whose worker was killed) is ended here, so none outlives the stack.
+    await stopComputerLeftovers(layout, print);
     clearStackState(layout.stateFile);
   };
 

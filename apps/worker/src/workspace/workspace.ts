@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import {
   BrowserWindowError,
@@ -16,6 +17,7 @@ import {
   RecorderStateError,
   SandboxedShell,
   SandboxUnavailableError,
+  shellLogRoot,
   UnknownCommandError,
   type DisplayManager,
   type SkillRecorder,
@@ -42,7 +44,7 @@ export class Workspace {
 
   /** Worker-owned, outside the home (a sibling of the runtime directory), so the sandbox cannot reach it. */
   get logRoot(): string {
-    return `${this.displays.runtimeDir}-shell`;
+    return shellLogRoot(this.displays.runtimeDir);
   }
 
   shell(slot: number): SandboxedShell {
@@ -94,9 +96,13 @@ export class Workspace {
     await Promise.all([...this.recorders.keys()].map((slot) => this.stopRecorder(slot)));
   }
 
+  /** Ends recordings and every shell command, and removes the shell logs: for a worker going away. */
   async close(): Promise<void> {
     await this.stopRecorders();
     await Promise.all([...this.shells.values()].map((shell) => shell.stopAll()));
+    this.shells.clear();
+    // Outside the home and worker-owned: nothing else would ever remove them, and each boot is a new worker.
+    rmSync(this.logRoot, { recursive: true, force: true });
   }
 
   private user(): NonNullable<DisplayManager['user']> {

@@ -1,6 +1,8 @@
 /** Environment markers every desktop process inherits (and passes on to whatever it starts). */
 export const RUNTIME_MARKER = 'LAZYBOY_DESKTOP_RUNTIME';
 export const SLOT_MARKER = 'LAZYBOY_DESKTOP_SLOT';
+/** The computer's home: how `lazyboy down` and the pool driver find a computer's processes without its runtime directory. */
+export const HOME_MARKER = 'LAZYBOY_DESKTOP_HOME';
 
 const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
@@ -49,6 +51,7 @@ export function desktopEnv(input: DesktopEnvInput): Record<string, string> {
     // that left their parent's process group (dbus-daemon, Chromium's crash handler, dbus-activated services).
     [RUNTIME_MARKER]: input.runtimeDir,
     [SLOT_MARKER]: String(input.slot),
+    [HOME_MARKER]: input.homeDir,
   };
   const tz = process.env['TZ'];
   if (tz) env['TZ'] = tz;

@@ -25,6 +25,11 @@ export function desktopUserName(computerId: string): string {
   return `lazyboy-${createHash('sha256').update(computerId).digest('hex').slice(0, 16)}`;
 }
 
+/** Whether `name` is one `desktopUserName` makes: an account only a computer's desktop runs as. */
+export function isDesktopUserName(name: string): boolean {
+  return /^lazyboy-[a-z0-9][a-z0-9_-]*$/.test(name) && name.length <= USER_NAME_MAX;
+}
+
 export function runningAsRoot(): boolean {
   return process.getuid?.() === 0;
 }

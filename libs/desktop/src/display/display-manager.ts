@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_EGRESS_POLICY, type EgressPolicy } from '@lazyboy/contracts';
 import { chromium, type Browser } from 'playwright-core';
@@ -6,6 +6,7 @@ import type { CdpPipe } from '../browser/cdp-pipe.js';
 import { EgressProxy, type EgressRefusal } from '../network/egress-proxy.js';
 import { stopProcesses } from '../process/desktop-process.js';
 import { privateMemoryBytes } from '../process/proc-table.js';
+import { removeChromiumTempFoldersOf } from './computer-leftovers.js';
 import { desktopEnv } from './desktop-env.js';
 import { findDesktopProcesses } from './desktop-processes.js';
 import { desktopUserName, resolveDesktopUser, type DesktopUser } from './desktop-user.js';
@@ -310,7 +311,7 @@ export class DisplayManager {
       rmSync(this.runtimeDir, { recursive: true, force: true });
       this.prepared = undefined;
       const user = this.desktopUser;
-      if (user?.dedicated) removeTempFoldersOf(user.uid);
+      if (user?.dedicated) removeChromiumTempFoldersOf(user.uid);
     });
   }
 
@@ -444,31 +445,4 @@ function ensureX11SocketDir(): void {
   if (existsSync(dir)) return;
   mkdirSync(dir, { recursive: true });
   chmodSync(dir, 0o1777);
-}
-
-/** Where the desktop's programs keep temporary files: they get no TMPDIR of their own. */
-const DESKTOP_TMP = '/tmp';
-/** Chromium's process-singleton folders (SingletonSocket, SingletonCookie) and its hidden files of that name. */
-const CHROMIUM_TEMP = /^\.?org\.chromium\.Chromium\./;
-
-/**
- * Chromium makes its folders under /tmp, not in the runtime directory: a socket path there would pass the
- * 108-byte limit. Only what the computer's own user owns is removed, so another computer is never touched.
- */
-function removeTempFoldersOf(uid: number): void {
-  let names: string[];
-  try {
-    names = readdirSync(DESKTOP_TMP);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (!CHROMIUM_TEMP.test(name)) continue;
-    const entry = path.join(DESKTOP_TMP, name);
-    try {
-      if (lstatSync(entry).uid === uid) rmSync(entry, { recursive: true, force: true });
-    } catch {
-      // Gone meanwhile, or not ours to remove: nothing to clean.
-    }
-  }
 }

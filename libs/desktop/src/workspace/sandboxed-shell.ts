@@ -3,7 +3,7 @@ import { EGRESS_PROXY_URL } from '@lazyboy/contracts';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { RUNTIME_MARKER } from '../display/desktop-env.js';
+import { HOME_MARKER, RUNTIME_MARKER } from '../display/desktop-env.js';
 import { busSocketPath } from '../display/dbus-session.js';
 import type { DesktopUser } from '../display/desktop-user.js';
 import { xSocketFile } from '../display/display-numbers.js';
@@ -339,6 +339,8 @@ export class SandboxedShell {
       const runtime = displayEnv[RUNTIME_MARKER];
       if (runtime) env[RUNTIME_MARKER] = runtime;
     }
+    // The home's marker always: a command outlives neither its computer's stop nor `lazyboy down`.
+    env[HOME_MARKER] = this.homeDir;
     return env;
   }
 
