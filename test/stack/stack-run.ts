@@ -1,0 +1,74 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { repoRoot } from '@lazyboy/localstack';
+
+export const CLI = path.join(repoRoot, 'apps/cli/dist/main.js');
+const BUILT = [CLI, 'apps/api/dist/main.js', 'apps/worker/dist/main.js', 'apps/web/.next/BUILD_ID'].map((f) =>
+  path.resolve(repoRoot, f),
+);
+
+export interface StackJson {
+  supervisorPid: number;
+  ports: Record<string, number>;
+  components: Array<{ name: string; pid: number }>;
+}
+
+/** `lazyboy up` started through the CLI as a terminal would: its own process group, so a Ctrl-C is `kill(-pid)`. */
+export interface RunningUp {
+  process: ChildProcess;
+  exited: Promise<number | null>;
+  output(): string;
+  state(): StackJson;
+}
+
+/** A fresh data directory (0755: the servers' and computers' own users walk through it) and `up`'s environment. */
+export function stackEnv(extra: NodeJS.ProcessEnv = {}): { dataDir: string; env: NodeJS.ProcessEnv } {
+  const missing = BUILT.filter((f) => !existsSync(f));
+  if (missing.length > 0) throw new Error(`build first (./lazyboy test does): missing ${missing.join(', ')}`);
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'lazyboy-stack-'));
+  chmodSync(dataDir, 0o755);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    LAZYBOY_DATA_DIR: dataDir,
+    LAZYBOY_WEB_PORT: '0',
+    LAZYBOY_API_PORT: '0',
+    LAZYBOY_PG_PORT: '0',
+    LAZYBOY_REDIS_PORT: '0',
+    LAZYBOY_APP_TOKEN: '',
+    ...extra,
+  };
+  return { dataDir, env };
+}
+
+/** Starts `up` and resolves once it says it is up (at most `timeoutMs`). */
+export async function startUp(env: NodeJS.ProcessEnv, timeoutMs = 120_000): Promise<RunningUp> {
+  const child = spawn(process.execPath, [CLI, 'up'], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const stateFile = path.join(env.LAZYBOY_DATA_DIR!, 'stack.json');
+  const running: RunningUp = {
+    process: child,
+    exited,
+    output: () => output,
+    state: () => JSON.parse(readFileSync(stateFile, 'utf8')) as StackJson,
+  };
+  const deadline = Date.now() + timeoutMs;
+  while (!/LazyBoy is up: http:\/\/\S+/.test(output)) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`up did not come up:\n${output}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return running;
+}
+
+export function runCli(args: string[], env: NodeJS.ProcessEnv): { code: number; out: string } {
+  try {
+    return { code: 0, out: execFileSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8' }) };
+  } catch (error) {
+    const e = error as { status: number; stdout: string };
+    return { code: e.status, out: e.stdout };
+  }
+}
