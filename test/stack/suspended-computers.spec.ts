@@ -128,6 +128,10 @@ function cleanUp(env: NodeJS.ProcessEnv, dataDir: string, up: RunningUp | undefi
   if (up && up.process.exitCode === null && up.process.signalCode === null) kill(-up.process.pid!);
   runCli(['down'], env);
   for (const p of computer ? computerProcesses(computer, dataDir) : []) kill(p.pid);
+  for (const name of computer ? readdirSync(os.tmpdir()) : []) {
+    if (name.startsWith(`lazyboy-computer-${computer!.id}-`))
+      rmSync(path.join(os.tmpdir(), name), { recursive: true, force: true });
+  }
   rmSync(dataDir, { recursive: true, force: true });
 }
 
@@ -175,8 +179,8 @@ function cleanUp(env: NodeJS.ProcessEnv, dataDir: string, up: RunningUp | undefi
 
       const down = runCli(['down'], env);
       expect(down.code).toBe(0);
-      expect(down.out).toContain('computer worker(s) left over');
       await expectGone(computer, dataDir);
+      expect(down.out).toContain('computer worker(s) left over');
       // Nothing of the stack either.
       expect(scanProcesses().filter((p) => p.cmdline.includes(dataDir))).toEqual([]);
       expect(runCli(['down'], env)).toEqual({ code: 0, out: 'LazyBoy is not running.\n' });
