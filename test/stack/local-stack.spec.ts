@@ -1,16 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { repoRoot } from '@lazyboy/localstack';
-
-const CLI = path.join(repoRoot, 'apps/cli/dist/main.js');
-const BUILT = [CLI, 'apps/api/dist/main.js', 'apps/worker/dist/main.js', 'apps/web/.next/BUILD_ID'].map((f) =>
-  path.resolve(repoRoot, f),
-);
+import { runCli, stackEnv, startUp, type RunningUp } from './stack-run.js';
 
 interface Proc {
   pid: number;
@@ -71,56 +65,22 @@ async function apiDatabaseRole(databaseUrl: string): Promise<{ user: string; sup
   }
 }
 
-function runCli(args: string[], env: NodeJS.ProcessEnv): { code: number; out: string } {
-  try {
-    return { code: 0, out: execFileSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8' }) };
-  } catch (error) {
-    const e = error as { status: number; stdout: string };
-    return { code: e.status, out: e.stdout };
-  }
-}
-
 describe('lazyboy up (the embedded local stack)', () => {
   it('starts every component with least privilege, survives Redis restarting, and leaves no process behind after Ctrl-C', async () => {
-    const missing = BUILT.filter((f) => !existsSync(f));
-    if (missing.length > 0) throw new Error(`build first (./lazyboy test does): missing ${missing.join(', ')}`);
-
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'lazyboy-stack-'));
-    chmodSync(dataDir, 0o755);
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      LAZYBOY_DATA_DIR: dataDir,
-      LAZYBOY_WEB_PORT: '0',
-      LAZYBOY_API_PORT: '0',
-      LAZYBOY_PG_PORT: '0',
-      LAZYBOY_REDIS_PORT: '0',
-      LAZYBOY_APP_TOKEN: '',
+    const { dataDir, env } = stackEnv({
       // Provider keys exported in the shell that runs `up`: only the API may see them.
       XAI_API_KEY: `xai-planted-${randomUUID()}`,
       OPENAI_API_KEY: `openai-planted-${randomUUID()}`,
-    };
-    // Its own process group, as a terminal gives a foreground job: Ctrl-C signals that whole group.
-    const up = spawn(process.execPath, [CLI, 'up'], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    up.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    up.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => up.once('exit', (code) => resolve(code)));
-
+    });
+    let up: RunningUp | undefined;
     try {
-      const deadline = Date.now() + 120_000;
-      while (!/LazyBoy is up: (http:\/\/\S+)/.test(output)) {
-        if (up.exitCode !== null || Date.now() > deadline) throw new Error(`up did not come up:\n${output}`);
-        await new Promise((r) => setTimeout(r, 200));
-      }
-      const webUrl = /LazyBoy is up: (http:\/\/\S+)/.exec(output)?.[1] ?? '';
-      expect(output).toMatch(/sign in as admin@lazyboy\.local with the token \S{32,}/);
+      up = await startUp(env);
+      const running = up;
+      const output = up.output;
+      const webUrl = /LazyBoy is up: (http:\/\/\S+)/.exec(output())?.[1] ?? '';
+      expect(output()).toMatch(/sign in as admin@lazyboy\.local with the token \S{32,}/);
 
-      const readState = () =>
-        JSON.parse(readFileSync(path.join(dataDir, 'stack.json'), 'utf8')) as {
-          ports: Record<string, number>;
-          components: Array<{ name: string; pid: number }>;
-        };
-      const state = readState();
+      const state = up.state();
       expect(state.components.map((c) => c.name).sort()).toEqual(['api', 'postgres', 'redis', 'web']);
 
       const readyz = await fetch(`http://127.0.0.1:${state.ports.api}/readyz`);
@@ -168,7 +128,7 @@ describe('lazyboy up (the embedded local stack)', () => {
 
       // Redis going away turns /readyz into a 503 naming it; the supervisor starts it again and the
       // same API process reports ready again.
-      const pidOf = (name: string) => readState().components.find((c) => c.name === name)?.pid;
+      const pidOf = (name: string) => running.state().components.find((c) => c.name === name)?.pid;
       const apiPid = pidOf('api');
       const redisPid = pidOf('redis')!;
       process.kill(-redisPid, 'SIGTERM');
@@ -177,39 +137,40 @@ describe('lazyboy up (the embedded local stack)', () => {
       expect(down.body).toMatchObject({ failing: ['redis'], error: { code: 'NOT_READY' } });
       const back = await readyzUntil(state.ports.api!, 200);
       expect(back.status).toBe(200);
-      expect(output).toMatch(/redis exited \(.*\); restarting it in/);
+      expect(output()).toMatch(/redis exited \(.*\); restarting it in/);
       expect(pidOf('redis')).not.toBe(redisPid);
       expect(pidOf('api')).toBe(apiPid);
 
       // Everything the stack runs: the supervisor, the components' process groups, and anything
       // else that names the data directory.
-      const current = readState();
-      const groups = new Set([up.pid!, redisPid, ...current.components.map((c) => c.pid)]);
+      const current = up.state();
+      const groups = new Set([up.process.pid!, redisPid, ...current.components.map((c) => c.pid)]);
       const ours = processTable().filter((p) => groups.has(p.pgid) || p.args.includes(dataDir));
       // At least the supervisor and every component's leader (Postgres alone runs several processes).
-      const leaders = [up.pid!, ...current.components.map((c) => c.pid)];
+      const leaders = [up.process.pid!, ...current.components.map((c) => c.pid)];
       const missing = leaders.filter((pid) => !ours.some((p) => p.pid === pid));
-      expect({ missing, components: current.components, output }).toEqual({
+      const shown = output();
+      expect({ missing, components: current.components, output: shown }).toEqual({
         missing: [],
         components: current.components,
-        output,
+        output: shown,
       });
 
-      process.kill(-up.pid!, 'SIGINT');
-      expect(await exited).toBe(0);
+      process.kill(-up.process.pid!, 'SIGINT');
+      expect(await up.exited).toBe(0);
 
       const left = processTable().filter(
         (p) => groups.has(p.pgid) || ours.some((o) => o.pid === p.pid) || p.args.includes(dataDir),
       );
       expect(left).toEqual([]);
-      expect(output).toContain('LazyBoy stopped; data kept.');
+      expect(output()).toContain('LazyBoy stopped; data kept.');
       expect(existsSync(path.join(dataDir, 'stack.json'))).toBe(false);
       expect(existsSync(path.join(dataDir, 'postgres', 'PG_VERSION'))).toBe(true);
       expect(runCli(['status'], env).code).toBe(3);
     } finally {
-      if (up.exitCode === null) {
-        process.kill(-up.pid!, 'SIGINT');
-        await exited;
+      if (up && up.process.exitCode === null && up.process.signalCode === null) {
+        process.kill(-up.process.pid!, 'SIGINT');
+        await up.exited;
       }
       rmSync(dataDir, { recursive: true, force: true });
     }

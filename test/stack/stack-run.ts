@@ -58,7 +58,14 @@ export async function startUp(env: NodeJS.ProcessEnv, timeoutMs = 120_000): Prom
   };
   const deadline = Date.now() + timeoutMs;
   while (!/LazyBoy is up: http:\/\/\S+/.test(output)) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`up did not come up:\n${output}`);
+    if (child.exitCode !== null || Date.now() > deadline) {
+      // What did start stops as after a Ctrl-C, so that nothing outlives the test.
+      if (child.exitCode === null) {
+        process.kill(-child.pid!, 'SIGINT');
+        await exited;
+      }
+      throw new Error(`up did not come up:\n${output}`);
+    }
     await new Promise((r) => setTimeout(r, 200));
   }
   return running;
