@@ -58,6 +58,9 @@ export class RunsRepository {
    * Leases up to `limit` of the oldest runnable runs (at most one per agent) and returns their ids: a queued one, or an executing one whose lease expired (its executor
    * died), never one of an agent that already has another active run, and per agent in arrival order.
    * One statement: SKIP LOCKED lets executors claim side by side without waiting on each other.
+   * `startedAt` is the clock when the row is written, not now() (the statement's start): the run before it
+   * may have finished after the statement began and before its snapshot was taken, and a run must never
+   * seem to start before the one it waited for ended.
    */
   async claimNext(owner: string, leaseMs: number, limit = 1): Promise<string[]> {
     const rows = await this.prisma.$queryRaw<{ id: string }[]>`
@@ -80,7 +83,7 @@ export class RunsRepository {
         "leaseOwner" = ${owner},
         "leaseFence" = "Run"."leaseFence" + 1,
         "leaseExpiresAt" = now() + ${leaseMs} * interval '1 millisecond',
-        "startedAt" = coalesce("Run"."startedAt", now()),
+        "startedAt" = coalesce("Run"."startedAt", clock_timestamp()),
         "updatedAt" = now()
       FROM candidate WHERE "Run".id = candidate.id
       RETURNING "Run".id`;

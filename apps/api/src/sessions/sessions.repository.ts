@@ -116,6 +116,8 @@ export class SessionsRepository {
    * transaction of six statements costs several times the CPU): the message, its run and the chat's
    * lastMessageAt. The run is leased at once to `directLease` when the agent has no other run active or
    * queued, else queued. Writes nothing and answers null when a run of this chat waits for an answer.
+   * A run leased here starts at clock_timestamp(), as in RunsRepository.claimNext: never before the run it
+   * found finished.
    */
   private async queueRun(input: AcceptMessageInput): Promise<AcceptedMessage | null> {
     const { session } = input;
@@ -150,7 +152,7 @@ export class SessionsRepository {
                CASE WHEN idle.direct THEN ${owner}::text END,
                CASE WHEN idle.direct THEN 1 ELSE 0 END,
                CASE WHEN idle.direct THEN m."createdAt" + ${leaseMs} * interval '1 millisecond' END,
-               CASE WHEN idle.direct THEN m."createdAt" END,
+               CASE WHEN idle.direct THEN clock_timestamp() END,
                m."createdAt", m."createdAt"
         FROM message m, idle
         RETURNING *
