@@ -48,7 +48,9 @@ describe('an agent at work, over HTTP and socket.io', () => {
       return { toolCalls: [call('report_done', { summary: 'Carrying on after the hand-back.' })] };
     }
     const count = /^Count to (\d+)/.exec(asked);
-    if (count) return { text: `${count[1]}, done.` };
+    // A run that takes a moment, so that messages sent together arrive while the first is still at work
+    // even on a busy machine (an instant answer let the first run end before the third message came in).
+    if (count) return { text: `${count[1]}, done.`, delayMs: 800 };
     return { text: `I cannot do "${asked}".` };
   }
 
