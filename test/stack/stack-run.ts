@@ -23,12 +23,15 @@ export interface RunningUp {
   state(): StackJson;
 }
 
-/** A fresh data directory (0755: the servers' and computers' own users walk through it) and `up`'s environment. */
-export function stackEnv(extra: NodeJS.ProcessEnv = {}): { dataDir: string; env: NodeJS.ProcessEnv } {
+/**
+ * `up`'s environment with its data in `dataDir`, by default a fresh one (0755: the servers' and computers'
+ * own users walk through it).
+ */
+export function stackEnv(extra: NodeJS.ProcessEnv = {}, given?: string): { dataDir: string; env: NodeJS.ProcessEnv } {
   const missing = BUILT.filter((f) => !existsSync(f));
   if (missing.length > 0) throw new Error(`build first (./lazyboy test does): missing ${missing.join(', ')}`);
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'lazyboy-stack-'));
-  chmodSync(dataDir, 0o755);
+  const dataDir = given ?? mkdtempSync(path.join(os.tmpdir(), 'lazyboy-stack-'));
+  if (!given) chmodSync(dataDir, 0o755);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     LAZYBOY_DATA_DIR: dataDir,
@@ -42,9 +45,22 @@ export function stackEnv(extra: NodeJS.ProcessEnv = {}): { dataDir: string; env:
   return { dataDir, env };
 }
 
-/** Starts `up` and resolves once it says it is up (at most `timeoutMs`). */
-export async function startUp(env: NodeJS.ProcessEnv, timeoutMs = 120_000): Promise<RunningUp> {
-  const child = spawn(process.execPath, [CLI, 'up'], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+export interface StartUpOptions {
+  /** Default 120 s. */
+  timeoutMs?: number;
+  /** The working directory `up` is started from (default this process's). */
+  cwd?: string;
+}
+
+/** Starts `up` and resolves once it says it is up. */
+export async function startUp(env: NodeJS.ProcessEnv, options: StartUpOptions = {}): Promise<RunningUp> {
+  const timeoutMs = options.timeoutMs ?? 120_000;
+  const child = spawn(process.execPath, [CLI, 'up'], {
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+  });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -64,6 +64,15 @@ describe('environment schemas', () => {
     expect(env).toMatchObject({ LAZYBOY_DATA_DIR: './data', LAZYBOY_WEB_PORT: 0, LAZYBOY_PG_PORT: 0, LAZYBOY_API_PORT: 3100 });
   });
 
+  it('refuses a short admin token for a stack whose web app binds beyond loopback, and keeps a generated one allowed', () => {
+    const short = { LAZYBOY_APP_TOKEN: 'hunter2' };
+    expect(() => parseEnv(stackEnvSchema, { ...short, LAZYBOY_HOST: '0.0.0.0' })).toThrow(/LAZYBOY_APP_TOKEN.*at least 32/);
+    expect(() => parseEnv(stackEnvSchema, { ...short, LAZYBOY_HOST: '192.168.1.20' })).toThrow(/LAZYBOY_APP_TOKEN/);
+    expect(parseEnv(stackEnvSchema, { ...short, LAZYBOY_HOST: '127.0.0.1' }).LAZYBOY_APP_TOKEN).toBe('hunter2');
+    expect(parseEnv(stackEnvSchema, { LAZYBOY_HOST: '0.0.0.0', LAZYBOY_APP_TOKEN: '' }).LAZYBOY_HOST).toBe('0.0.0.0');
+    expect(parseEnv(stackEnvSchema, { LAZYBOY_HOST: '0.0.0.0', LAZYBOY_APP_TOKEN: 't'.repeat(32) }).LAZYBOY_HOST).toBe('0.0.0.0');
+  });
+
   it('reads the trusted proxies as addresses and CIDR blocks, none by default, and refuses anything else', () => {
     expect(parseEnv(apiEnvSchema, required).LAZYBOY_TRUSTED_PROXIES).toEqual([]);
     const web = { LAZYBOY_INTERNAL_SECRET: 'i'.repeat(32) };

@@ -153,6 +153,11 @@ export const apiEnvSchema = z
       .default('local')
       .describe('Where computers run: local processes or pods'),
     LAZYBOY_HOMES_DIR: z.string().min(1).default('./data/homes').describe("Computers' home directories (local pool driver)"),
+    LAZYBOY_LOGS_DIR: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Where the local pool driver writes its workers' logs (default: logs beside LAZYBOY_HOMES_DIR)"),
     LAZYBOY_COMPUTER_SUSPEND_AFTER_MS: z.coerce
       .number()
       .int()
@@ -274,16 +279,39 @@ export const webEnvSchema = z.object({
 export type WebEnv = z.infer<typeof webEnvSchema>;
 
 /** `lazyboy up`: the embedded local stack. A port of 0 means "pick a free one". */
-export const stackEnvSchema = z.object({
-  LAZYBOY_DATA_DIR: z.string().min(1).default('./data').describe('Postgres and Redis data, logs, secrets, homes'),
-  LAZYBOY_HOST: z.string().min(1).default('127.0.0.1').describe('Address the web app binds (API and worker stay on loopback)'),
-  LAZYBOY_WEB_PORT: port(3101).describe('Port of the web app (the URL printed by `up`)'),
-  LAZYBOY_API_PORT: port(3100).describe('Port the API listens on'),
-  LAZYBOY_PG_PORT: port(0).describe('Postgres port; 0 picks a free one on first start and keeps it'),
-  LAZYBOY_REDIS_PORT: port(0).describe('Redis port; 0 picks a free one on first start and keeps it'),
-  // Checked here so a bad list stops `up` at once; only the web server is given it (see app-processes.ts).
-  LAZYBOY_TRUSTED_PROXIES: trustedProxiesSchema,
-});
+export const stackEnvSchema = z
+  .object({
+    LAZYBOY_DATA_DIR: z.string().min(1).default('./data').describe('Postgres and Redis data, logs, secrets, homes'),
+    LAZYBOY_STATE_DIR: z
+      .string()
+      .min(1)
+      .default('/var/lib/lazyboy')
+      .describe(
+        "As root with a private data directory (under /root, or any 0700 one): where Postgres, Redis and the computers' homes go instead",
+      ),
+    LAZYBOY_APP_TOKEN: z
+      .string()
+      .optional()
+      .describe('Password of the first admin (generated and kept in the data directory when unset)'),
+    LAZYBOY_HOST: z.string().min(1).default('127.0.0.1').describe('Address the web app binds (API and worker stay on loopback)'),
+    LAZYBOY_WEB_PORT: port(3101).describe('Port of the web app (the URL printed by `up`)'),
+    LAZYBOY_API_PORT: port(3100).describe('Port the API listens on'),
+    LAZYBOY_PG_PORT: port(0).describe('Postgres port; 0 picks a free one on first start and keeps it'),
+    LAZYBOY_REDIS_PORT: port(0).describe('Redis port; 0 picks a free one on first start and keeps it'),
+    // Checked here so a bad list stops `up` at once; only the web server is given it (see app-processes.ts).
+    LAZYBOY_TRUSTED_PROXIES: trustedProxiesSchema,
+  })
+  .superRefine((env, ctx) => {
+    // The API checks this too, but `up` always binds the API to loopback: the web app is what is exposed.
+    const token = env.LAZYBOY_APP_TOKEN ?? '';
+    if (token !== '' && token.length < MIN_EXPOSED_TOKEN_LENGTH && !isLoopbackHost(env.LAZYBOY_HOST)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['LAZYBOY_APP_TOKEN'],
+        message: `must be at least ${MIN_EXPOSED_TOKEN_LENGTH} characters when the web app binds ${env.LAZYBOY_HOST} (unset it to have one generated)`,
+      });
+    }
+  });
 export type StackEnv = z.infer<typeof stackEnvSchema>;
 
 const flag = boolFlag;

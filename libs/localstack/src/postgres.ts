@@ -53,7 +53,9 @@ export async function initPostgresCluster(dataDir: string, password: string): Pr
         '--locale=C.UTF-8',
         '--no-sync',
       ],
-      { uid: user?.uid, gid: user?.gid, env: childEnv('postgres', { LC_ALL: 'C.UTF-8' }) },
+      // Its own directory as the working one: initdb changes back to where it started, and the postgres
+      // user may not enter the directory `up` was started from (a checkout under /root).
+      { uid: user?.uid, gid: user?.gid, cwd: dataDir, env: childEnv('postgres', { LC_ALL: 'C.UTF-8' }) },
     );
   } finally {
     rmSync(pwFile, { force: true });
@@ -76,6 +78,7 @@ export async function startPostgres(options: PostgresOptions): Promise<RunningPo
     name: 'postgres',
     command: path.join(POSTGRES_BIN, 'postgres'),
     args: ['-D', options.dataDir, ...settings.flatMap((s) => ['-c', s])],
+    cwd: options.dataDir,
     env: childEnv('postgres'),
     logFile: options.logFile,
     user,

@@ -48,6 +48,7 @@ export async function startRedis(options: RedisOptions): Promise<RunningRedis> {
     name: 'redis',
     command: REDIS_SERVER_BIN,
     args: [configFile],
+    cwd: options.dataDir,
     env: childEnv('redis'),
     logFile: options.logFile,
     user,

@@ -22,6 +22,7 @@ export function createPoolDriver(config: ApiConfig): PoolDriver {
   return new LocalPoolDriver({
     workerScript: path.join(repoRoot, 'apps/worker/dist/main.js'),
     homesDir: path.resolve(config.LAZYBOY_HOMES_DIR),
+    ...(config.LAZYBOY_LOGS_DIR ? { logsDir: path.resolve(config.LAZYBOY_LOGS_DIR) } : {}),
     displayBaseFrom: config.LAZYBOY_DISPLAY_BASE_FROM,
     // Checked here at start-up, carried to every worker: one egress policy for all of the host's computers.
     env: {

@@ -12,8 +12,10 @@ import { WorkerClient } from './worker-client.js';
 export interface LocalPoolDriverOptions {
   /** The built worker (apps/worker/dist/main.js). */
   workerScript: string;
-  /** Homes live at <homesDir>/<homeKey>; worker logs next to it in <homesDir>/../logs. */
+  /** Homes live at <homesDir>/<homeKey>. */
   homesDir: string;
+  /** Worker logs (computer-<id>.log); default <homesDir>/../logs. */
+  logsDir?: string;
   /** Lowest X display base handed out; each computer takes `screenLimit` displays above its base. */
   displayBaseFrom: number;
   /**
@@ -65,7 +67,7 @@ export class LocalPoolDriver extends PoolDriver {
   constructor(private readonly options: LocalPoolDriverOptions) {
     super();
     this.homesDir = path.resolve(options.homesDir);
-    this.logsDir = path.join(path.dirname(this.homesDir), 'logs');
+    this.logsDir = path.resolve(options.logsDir ?? path.join(path.dirname(this.homesDir), 'logs'));
   }
 
   async provision(spec: ComputerSpec, signal?: AbortSignal): Promise<WorkerBinding> {

@@ -48,6 +48,7 @@ export function startApi(ctx: AppProcessContext): Promise<ManagedProcess> {
       LAZYBOY_VAULT_KEY: ctx.secrets.vaultKey,
       LAZYBOY_INTERNAL_SECRET: ctx.secrets.internalSecret,
       LAZYBOY_HOMES_DIR: ctx.layout.homesDir,
+      LAZYBOY_LOGS_DIR: ctx.layout.logsDir,
       // Only the web server stands in front of this API, and it proves itself with a signed header: a
       // proxy list meant for the web server would let every local process name its own address here.
       LAZYBOY_TRUSTED_PROXIES: '',

@@ -20,7 +20,7 @@ const STOP_SIGNAL: Record<ComponentName, NodeJS.Signals> = {
  * components' process groups and the computers' workers and desktops — also when no `up` runs any more.
  */
 export async function down(env: Record<string, string | undefined>, print: Print = console.log): Promise<number> {
-  const layout = stackLayout(parseEnv(stackEnvSchema, env).LAZYBOY_DATA_DIR);
+  const layout = stackLayout(parseEnv(stackEnvSchema, env));
   const state = readStackState(layout.stateFile);
   if (!state) {
     print('LazyBoy is not running.');

@@ -12,7 +12,7 @@ export const NOT_RUNNING = 3;
 
 /** `lazyboy status`: each component's process and whether it answers. Exit 0 only when all do. */
 export async function status(env: Record<string, string | undefined>, print: Print = console.log): Promise<number> {
-  const layout = stackLayout(parseEnv(stackEnvSchema, env).LAZYBOY_DATA_DIR);
+  const layout = stackLayout(parseEnv(stackEnvSchema, env));
   const state = readStackState(layout.stateFile);
   if (!state || (!isAlive(state.supervisorPid) && !state.components.some((c) => groupAlive(c.pid)))) {
     print('LazyBoy is not running.');

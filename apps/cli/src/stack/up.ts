@@ -16,6 +16,7 @@ import { startApi, startWeb, urlHost, type AppProcessContext } from './app-proce
 import { stopComputerLeftovers } from './computer-leftovers.js';
 import { stopLeftovers } from './down.js';
 import { logFile, stackLayout } from './stack-layout.js';
+import { prepareStateDir } from './state-placement.js';
 import { resolvePorts } from './stack-ports.js';
 import { loadOrCreateSecrets } from './stack-secrets.js';
 import {
@@ -45,13 +46,15 @@ type Print = (line: string) => void;
 export async function up(env: Record<string, string | undefined>, print: Print = console.log): Promise<number> {
   const config = parseEnv(stackEnvSchema, env);
   const adminEmail = parseEnv(z.object({ LAZYBOY_ADMIN_EMAIL: adminEmailSchema }), env).LAZYBOY_ADMIN_EMAIL;
-  const layout = stackLayout(config.LAZYBOY_DATA_DIR);
+  const layout = stackLayout(config);
+  // Postgres, Redis and the desktops run as their own system users and must reach their directories:
+  // in the data directory when they can walk to it, else in the state directory (state-placement.ts).
+  prepareStateDir(layout.dataDir, { stateDir: layout.stateDir, relocated: layout.stateRelocated });
+  if (layout.stateRelocated) print(`the data directory is private: Postgres, Redis and homes live in ${layout.stateDir}`);
   mkdirSync(layout.logsDir, { recursive: true, mode: 0o700 });
   // Each log is opened by whoever starts the program, so the servers' own users need no way in.
   chmodSync(layout.logsDir, 0o700);
-  mkdirSync(layout.homesDir, { recursive: true });
-  // Postgres and Redis run as their own system users and must be able to reach their directories.
-  chmodSync(layout.dataDir, 0o755);
+  mkdirSync(layout.homesDir, { recursive: true, mode: 0o755 });
 
   const previous = readStackState(layout.stateFile);
   if (previous && isAlive(previous.supervisorPid) && previous.supervisorPid !== process.pid) {
@@ -165,7 +168,8 @@ export async function up(env: Record<string, string | undefined>, print: Print =
     print('');
     print(`LazyBoy is up: http://${urlHost(config.LAZYBOY_HOST)}:${ports.web}`);
     print(`  sign in as ${adminEmail} with the token ${secrets.appToken}`);
-    print(`  data in ${layout.dataDir}, logs in ${layout.logsDir}`);
+    const moved = layout.stateRelocated ? ` (databases and homes in ${layout.stateDir})` : '';
+    print(`  data in ${layout.dataDir}${moved}, logs in ${layout.logsDir}`);
     print('  press Ctrl-C to stop');
 
     const crash = await Promise.race([supervisor.crashLoop, signalReceived]);
