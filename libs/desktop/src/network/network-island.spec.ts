@@ -11,6 +11,7 @@ import { testDisplayBase } from '../testing/display-base.js';
 import { StandInInternet } from '../testing/stand-in-internet.js';
 import { makeWalkableDir, tempDirPath } from '../testing/temp-dirs.js';
 import { SandboxedShell } from '../workspace/sandboxed-shell.js';
+import type { EgressPolicy } from '@lazyboy/contracts';
 import type { EgressRefusal } from './egress-proxy.js';
 
 const asRoot = process.getuid?.() === 0;
@@ -168,4 +169,46 @@ describeAsRoot('a screen is a network island (real Chromium, shell and egress pr
     expect(result.outputTail).not.toMatch(/DROVE-OTHER-SCREEN|READ-OTHER-PROFILE|SAW-PROFILES|READ-COOKIE/);
     expect(result.outputTail).toContain('shared home file');
   });
+  it("follows the operator's policy: the LAN when allowed, only the allow-list's hosts when one is set", async () => {
+    // The same two servers, from the shell of a computer of each other policy (one screen each).
+    const download = async (policy: EgressPolicy, name: string): Promise<string> => {
+      const other = new DisplayManager({
+        computerId: `island-${name}`,
+        homeDir: path.join(root, `home-${name}`),
+        runtimeDir: path.join(root, `run-${name}`),
+        displayBase: testDisplayBase(1, 740),
+        screenLimit: 1,
+        stopGraceMs: 3_000,
+        log: () => undefined,
+        egressPolicy: policy,
+      });
+      let otherShell: SandboxedShell | undefined;
+      try {
+        await other.ensureScreen(0);
+        otherShell = new SandboxedShell({
+          user: other.user!,
+          homeDir: other.homeDir,
+          logDir: path.join(root, `shell-logs-${name}`),
+          displayEnv: () => other.clientEnv(0),
+          displayRunAs: () => other.clientRunAs(0),
+          hiddenDirs: [path.dirname(other.homeDir)],
+        });
+        const run = await otherShell.run(
+          `curl -sS --max-time 10 ${lanSite.url}; echo; curl -sS --max-time 10 ${site.url} | grep -o 'from the internet'`,
+        );
+        return run.outputTail;
+      } finally {
+        await otherShell?.stopAll();
+        await other.dispose();
+      }
+    };
+    const lanAllowed = await download({ privateNetworks: 'allow', allowedDomains: null }, 'lan');
+    expect(lanAllowed).toContain('lan app');
+    expect(lanAllowed).toContain('from the internet');
+    // An allow-list that names neither server: both refused, whatever the LAN setting.
+    const listed = await download({ privateNetworks: 'allow', allowedDomains: ['lazyboy.invalid'] }, 'listed');
+    expect(listed).not.toContain('lan app');
+    expect(listed).not.toContain('from the internet');
+    expect(listed).toContain('refused');
+  }, 120_000);
 });
