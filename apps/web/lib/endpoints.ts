@@ -8,7 +8,11 @@ import type {
   BotComputerView,
   BotView,
   CreateBotRequest,
+  InstanceSettingsView,
   LoginRequest,
+  MemberListView,
+  MemberView,
+  MembershipRole,
   MeView,
   MessageView,
   PostMessageRequest,
@@ -22,8 +26,11 @@ import type {
   TakeoverResponse,
   UpdateAdminUserRequest,
   UpdateBotRequest,
+  UpdateInstanceSettingsRequest,
+  UpdateWorkspaceRequest,
   ViewerTicketRequest,
   ViewerTicketResponse,
+  WorkspaceView,
 } from '@lazyboy/contracts';
 import { apiRequest } from './api';
 
@@ -49,6 +56,21 @@ export const auth = {
   login: (body: LoginRequest) => apiRequest<MeView>('/api/auth/login', { method: 'POST', body }),
   signup: (body: SignupRequest) => apiRequest<MeView>('/api/auth/signup', { method: 'POST', body }),
   logout: () => apiRequest<void>('/api/auth/logout', { method: 'POST' }),
+};
+
+export const workspaces = {
+  get: (workspaceId: string, signal?: AbortSignal) => apiRequest<WorkspaceView>(`/api/workspaces/${id(workspaceId)}`, { signal }),
+  /** Admins and owners. */
+  update: (workspaceId: string, body: UpdateWorkspaceRequest) =>
+    apiRequest<WorkspaceView>(`/api/workspaces/${id(workspaceId)}`, { method: 'PATCH', body }),
+  members: (workspaceId: string, signal?: AbortSignal) =>
+    apiRequest<MemberListView>(`/api/workspaces/${id(workspaceId)}/members`, { signal }),
+  /** CONFLICT last_owner when it would leave the workspace without an owner. */
+  changeRole: (workspaceId: string, userId: string, role: MembershipRole) =>
+    apiRequest<MemberView>(`/api/workspaces/${id(workspaceId)}/members/${id(userId)}`, { method: 'PATCH', body: { role } }),
+  /** The caller's own id leaves the workspace. */
+  removeMember: (workspaceId: string, userId: string) =>
+    apiRequest<void>(`/api/workspaces/${id(workspaceId)}/members/${id(userId)}`, { method: 'DELETE' }),
 };
 
 export const bots = {
@@ -133,4 +155,7 @@ export const admin = {
   runs: (status: RunStatus | undefined, signal?: AbortSignal) =>
     apiRequest<AdminRunListView>(`/api/admin/runs${query({ status, limit: 200 })}`, { signal }),
   stopRun: (runId: string) => apiRequest<RunView>(`/api/admin/runs/${id(runId)}/stop`, { method: 'POST' }),
+  settings: (signal?: AbortSignal) => apiRequest<InstanceSettingsView>('/api/admin/settings', { signal }),
+  updateSettings: (body: UpdateInstanceSettingsRequest) =>
+    apiRequest<InstanceSettingsView>('/api/admin/settings', { method: 'PATCH', body }),
 };
