@@ -8,6 +8,7 @@ import { ComputersModule } from './computers/computers.module.js';
 import { API_CONFIG, type ApiConfig } from './config/api-config.js';
 import { HealthModule } from './health/health.module.js';
 import { InstanceSettingsModule } from './instance/instance-settings.module.js';
+import { InvitationsModule } from './invitations/invitations.module.js';
 import { LeadershipModule } from './leadership/leadership.module.js';
 import { MemoryModule } from './memory/memory.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
@@ -42,6 +43,7 @@ export class AppModule {
         AccountsModule,
         AuthModule,
         WorkspacesModule,
+        InvitationsModule,
         BotsModule,
         SessionsModule,
         RunsModule,

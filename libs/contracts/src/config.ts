@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { signupPolicySchema } from './domain.js';
 import { allowedDomainsEnv, privateNetworksEnv, type EgressPolicy } from './network.js';
 
 // Environment variables are external input: each process parses its own with one of these schemas at
@@ -136,6 +137,11 @@ export const apiEnvSchema = z
       .min(1)
       .default(20)
       .describe('Sign-ups allowed per address in an hour before 429'),
+    LAZYBOY_SIGNUP: signupPolicySchema
+      .default('invite')
+      .describe(
+        'Who may sign up: invite (through an invitation link), open (anyone) or closed; an instance admin may change it later',
+      ),
     LAZYBOY_RUNNER: z
       .string()
       .optional()

@@ -1,16 +1,19 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { InstanceSettingsView, UpdateInstanceSettingsRequest } from '@lazyboy/contracts';
+import type { InstanceSettingsView, SignupPolicy, UpdateInstanceSettingsRequest } from '@lazyboy/contracts';
 import { ModelEndpointPolicy } from '@lazyboy/model';
 import { AuditService } from '../audit/audit.service.js';
 import type { Principal } from '../auth/principal.js';
 import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
 import type { InstanceSettings } from '../persistence/generated/client.js';
-import { InstanceSettingsRepository } from './instance-settings.repository.js';
+import { InstanceSettingsRepository, type InstanceSettingsChanges } from './instance-settings.repository.js';
+
+type SettingName = keyof InstanceSettingsChanges;
+const SETTINGS: readonly SettingName[] = ['allowLocalModelServers', 'signupPolicy'];
 
 /**
- * Settings of the whole instance (today: whether agents may use local model servers). Read from the
- * database on every use, so a change reaches every replica at once; the environment seeds the defaults
- * until an instance admin first decides.
+ * Settings of the whole instance: whether agents may use local model servers, and who may sign up. Read
+ * from the database on every use, so a change reaches every replica at once; each setting's environment
+ * variable decides until an instance admin first sets it.
  */
 @Injectable()
 export class InstanceSettingsService {
@@ -33,21 +36,29 @@ export class InstanceSettingsService {
     return this.toView(await this.repo.find());
   }
 
-  /** An instance admin's change (the route is @AdminOnly), audited; the same value again changes nothing. */
+  /**
+   * An instance admin's change (the route is @AdminOnly): each setting given whose stored value differs is
+   * saved, with one audit row per setting saying what it was before; a request changing nothing writes nothing.
+   */
   async update(principal: Principal, request: UpdateInstanceSettingsRequest, ip?: string): Promise<InstanceSettingsView> {
     const before = await this.repo.find();
-    if (before && before.allowLocalModelServers === request.allowLocalModelServers) return this.toView(before);
-    const saved = await this.repo.save(request.allowLocalModelServers);
-    await this.audit.record({
-      actorUserId: principal.userId,
-      action: 'admin.settings.update',
-      targetType: 'instance',
-      details: {
-        allowLocalModelServers: request.allowLocalModelServers,
-        from: before?.allowLocalModelServers ?? this.config.LAZYBOY_ALLOW_LOCAL_MODEL_SERVERS,
-      },
-      ip,
-    });
+    const changes: InstanceSettingsChanges = {};
+    for (const name of SETTINGS) {
+      const value = request[name];
+      if (value !== undefined && before?.[name] !== value) Object.assign(changes, { [name]: value });
+    }
+    if (Object.keys(changes).length === 0) return this.toView(before);
+    const effectiveBefore = this.toView(before);
+    const saved = await this.repo.save(changes);
+    for (const [name, value] of Object.entries(changes) as [SettingName, boolean | SignupPolicy][]) {
+      await this.audit.record({
+        actorUserId: principal.userId,
+        action: 'admin.settings.update',
+        targetType: 'instance',
+        details: { [name]: value, from: effectiveBefore[name] },
+        ip,
+      });
+    }
     return this.toView(saved);
   }
 
@@ -57,9 +68,15 @@ export class InstanceSettingsService {
     return allowLocalModelServers ? this.policies.local : this.policies.remote;
   }
 
+  /** Who may sign up, as things stand now. */
+  async signupPolicy(): Promise<SignupPolicy> {
+    return (await this.view()).signupPolicy;
+  }
+
   private toView(row: InstanceSettings | null): InstanceSettingsView {
     return {
       allowLocalModelServers: row?.allowLocalModelServers ?? this.config.LAZYBOY_ALLOW_LOCAL_MODEL_SERVERS,
+      signupPolicy: row?.signupPolicy ?? this.config.LAZYBOY_SIGNUP,
       updatedAt: row?.updatedAt.toISOString() ?? null,
     };
   }

@@ -29,6 +29,9 @@ export interface MemberRow {
  */
 export type MembershipChangeRefusal = 'changed' | 'last_owner';
 
+/** A membership change either refused, or applied with the count of invitations it revoked. */
+export type MembershipChangeOutcome = { refused: MembershipChangeRefusal } | { revokedInvitations: number };
+
 type Tx = Prisma.TransactionClient;
 
 @Injectable()
@@ -127,34 +130,38 @@ export class TenancyRepository {
   /**
    * Changes a member's role if it still is `from` (the role the permission check saw), refusing to leave the
    * workspace without an owner. The workspace row is locked first, so two owners demoting each other at
-   * once cannot both succeed.
+   * once cannot both succeed. The member's pending invitations their new role could not send are revoked
+   * with it (see revokeInvitationsBeyond).
    */
   async changeRole(
     workspaceId: string,
     userId: string,
     from: MembershipRole,
     to: MembershipRole,
-  ): Promise<MembershipChangeRefusal | null> {
+  ): Promise<MembershipChangeOutcome> {
     return this.prisma
-      .$transaction(async (tx) => {
+      .$transaction(async (tx): Promise<MembershipChangeOutcome> => {
         await lockWorkspace(tx, workspaceId);
         const updated = await tx.membership.updateMany({ where: { workspaceId, userId, role: from }, data: { role: to } });
-        if (updated.count === 0) return 'changed';
+        if (updated.count === 0) return { refused: 'changed' };
         if ((await ownerCount(tx, workspaceId)) === 0) throw new LastOwnerRollback();
-        return null;
+        return { revokedInvitations: await revokeInvitationsBeyond(tx, workspaceId, userId, to) };
       })
       .catch(rollbackToRefusal);
   }
 
-  /** Removes a member if their role still is `role`, refusing to remove the last owner (same locking as changeRole). */
-  async removeMember(workspaceId: string, userId: string, role: MembershipRole): Promise<MembershipChangeRefusal | null> {
+  /**
+   * Removes a member if their role still is `role`, refusing to remove the last owner (same locking as
+   * changeRole), and revokes the invitations they sent that are still pending.
+   */
+  async removeMember(workspaceId: string, userId: string, role: MembershipRole): Promise<MembershipChangeOutcome> {
     return this.prisma
-      .$transaction(async (tx) => {
+      .$transaction(async (tx): Promise<MembershipChangeOutcome> => {
         await lockWorkspace(tx, workspaceId);
         const removed = await tx.membership.deleteMany({ where: { workspaceId, userId, role } });
-        if (removed.count === 0) return 'changed';
+        if (removed.count === 0) return { refused: 'changed' };
         if ((await ownerCount(tx, workspaceId)) === 0) throw new LastOwnerRollback();
-        return null;
+        return { revokedInvitations: await revokeInvitationsBeyond(tx, workspaceId, userId, null) };
       })
       .catch(rollbackToRefusal);
   }
@@ -163,15 +170,41 @@ export class TenancyRepository {
 /** Thrown inside a transaction to undo a change that would leave no owner. */
 class LastOwnerRollback extends Error {}
 
-function rollbackToRefusal(error: unknown): MembershipChangeRefusal {
-  if (error instanceof LastOwnerRollback) return 'last_owner';
+function rollbackToRefusal(error: unknown): MembershipChangeOutcome {
+  if (error instanceof LastOwnerRollback) return { refused: 'last_owner' };
   throw error;
 }
 
-async function lockWorkspace(tx: Tx, workspaceId: string): Promise<void> {
+/**
+ * Locks the workspace's row for the transaction: every change of who is in it, with which role, and of
+ * its invitations takes this lock first, so such changes happen one after the other.
+ */
+export async function lockWorkspace(tx: Tx, workspaceId: string): Promise<void> {
   await tx.$queryRaw`SELECT 1 FROM "Workspace" WHERE "id" = ${workspaceId}::uuid FOR UPDATE`;
 }
 
 function ownerCount(tx: Tx, workspaceId: string): Promise<number> {
   return tx.membership.count({ where: { workspaceId, role: 'owner' } });
+}
+
+/** The invitation roles a member with `role` may send: admins invite members and admins, owners anyone. */
+export function invitableRoles(role: MembershipRole | null): MembershipRole[] {
+  if (role === 'owner') return ['owner', 'admin', 'member'];
+  if (role === 'admin') return ['admin', 'member'];
+  return [];
+}
+
+/**
+ * Revokes the pending invitations `userId` sent in the workspace that their role (`role`; null: no longer
+ * a member) may not send, so that nobody keeps a way back in, or to a higher role, through a link they made
+ * before. revokedById stays null: nobody revoked them by hand. Returns how many.
+ */
+async function revokeInvitationsBeyond(tx: Tx, workspaceId: string, userId: string, role: MembershipRole | null): Promise<number> {
+  const keep = invitableRoles(role);
+  if (keep.length === 3) return 0;
+  const revoked = await tx.invitation.updateMany({
+    where: { workspaceId, invitedById: userId, acceptedAt: null, revokedAt: null, role: { notIn: keep } },
+    data: { revokedAt: new Date() },
+  });
+  return revoked.count;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { membershipRoleSchema, runStatusSchema } from '../domain.js';
+import { membershipRoleSchema, runStatusSchema, signupPolicySchema } from '../domain.js';
 import { idSchema, isoDateSchema, pageQuerySchema, pageSchema } from './common.js';
 import { computerViewSchema } from './computers.js';
 import { runViewSchema } from './runs.js';
@@ -111,12 +111,19 @@ export const instanceSettingsViewSchema = z.object({
    * cluster's own service names. Link-local and metadata addresses are refused whatever this says.
    */
   allowLocalModelServers: z.boolean(),
-  /** When an instance admin last changed the settings; null while LAZYBOY_ALLOW_LOCAL_MODEL_SERVERS decides. */
+  /** Who may sign up: LAZYBOY_SIGNUP until an instance admin sets it. */
+  signupPolicy: signupPolicySchema,
+  /** When an instance admin last changed a setting; null while the environment decides all of them. */
   updatedAt: isoDateSchema.nullable(),
 });
 export type InstanceSettingsView = z.infer<typeof instanceSettingsViewSchema>;
 
-export const updateInstanceSettingsRequestSchema = z.strictObject({ allowLocalModelServers: z.boolean() });
+/** Each setting given is saved and from then on overrides its environment variable; the others stay as they are. */
+export const updateInstanceSettingsRequestSchema = z
+  .strictObject({ allowLocalModelServers: z.boolean().optional(), signupPolicy: signupPolicySchema.optional() })
+  .refine((body) => Object.values(body).some((value) => value !== undefined), {
+    message: 'set allowLocalModelServers or signupPolicy',
+  });
 export type UpdateInstanceSettingsRequest = z.infer<typeof updateInstanceSettingsRequestSchema>;
 
 // ------------------------------------------------------------------------------------------------ audit

@@ -1,6 +1,7 @@
 export * from './common.js';
 export * from './auth.js';
 export * from './workspaces.js';
+export * from './invitations.js';
 export * from './bots.js';
 export * from './busy-step.js';
 export * from './runs.js';
