@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Script } from '@lazyboy/model';
 import { ManagedProcess, findFreePort, repoRoot, waitForHttp } from '@lazyboy/localstack';
+import type { ApiConfig } from '../../apps/api/src/config/api-config.js';
 import { TEST_INTERNAL_SECRET } from '../../apps/api/src/testing/test-config.js';
 import { ServiceHarness } from '../service/service-harness.js';
 import { addSessionCookie, launchChromium } from '../support/browser.js';
@@ -27,10 +28,11 @@ export class WebHarness {
     return path.join(this.logs, 'web.log');
   }
 
-  async start(script: Script): Promise<void> {
+  /** `api`: configuration of the API beyond the test defaults (a sign-up policy, the first admin). */
+  async start(script: Script, api: Partial<Record<keyof ApiConfig, string>> = {}): Promise<void> {
     if (!existsSync(WEB_SERVER) || !existsSync(WEB_BUILD))
       throw new Error('the web app is not built: run `npm run build` (./lazyboy test builds it)');
-    await this.service.start(script);
+    await this.service.start(script, api);
     const port = await findFreePort();
     this.web = new ManagedProcess({
       name: 'web',

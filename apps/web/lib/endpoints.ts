@@ -8,6 +8,10 @@ import type {
   BotComputerView,
   BotView,
   CreateBotRequest,
+  CreateInvitationRequest,
+  CreatedInvitationView,
+  InvitationListView,
+  InvitationPreviewView,
   InstanceSettingsView,
   LoginRequest,
   MemberListView,
@@ -21,6 +25,7 @@ import type {
   RunStatus,
   RunView,
   SessionView,
+  SignupPolicyView,
   SignupRequest,
   PersonTypeResponse,
   TakeoverResponse,
@@ -30,6 +35,7 @@ import type {
   UpdateWorkspaceRequest,
   ViewerTicketRequest,
   ViewerTicketResponse,
+  WorkspaceSummaryView,
   WorkspaceView,
 } from '@lazyboy/contracts';
 import { apiRequest } from './api';
@@ -54,7 +60,10 @@ export interface MessagePage {
 export const auth = {
   me: (signal?: AbortSignal) => apiRequest<MeView>('/api/auth/me', { signal }),
   login: (body: LoginRequest) => apiRequest<MeView>('/api/auth/login', { method: 'POST', body }),
+  /** Through an invitation (its token in the body) the account joins its workspace; else open sign-up only. */
   signup: (body: SignupRequest) => apiRequest<MeView>('/api/auth/signup', { method: 'POST', body }),
+  /** Who may sign up here: invite, open or closed. */
+  signupPolicy: (signal?: AbortSignal) => apiRequest<SignupPolicyView>('/api/auth/signup', { signal }),
   logout: () => apiRequest<void>('/api/auth/logout', { method: 'POST' }),
 };
 
@@ -71,6 +80,22 @@ export const workspaces = {
   /** The caller's own id leaves the workspace. */
   removeMember: (workspaceId: string, userId: string) =>
     apiRequest<void>(`/api/workspaces/${id(workspaceId)}/members/${id(userId)}`, { method: 'DELETE' }),
+};
+
+export const invitations = {
+  /** Admins and owners: pending ones first, then the latest ended ones; never their tokens. */
+  list: (workspaceId: string, signal?: AbortSignal) =>
+    apiRequest<InvitationListView>(`/api/workspaces/${id(workspaceId)}/invitations`, { signal }),
+  /** The answer holds the link's token: the only time it is shown. */
+  create: (workspaceId: string, body: CreateInvitationRequest) =>
+    apiRequest<CreatedInvitationView>(`/api/workspaces/${id(workspaceId)}/invitations`, { method: 'POST', body }),
+  revoke: (workspaceId: string, invitationId: string) =>
+    apiRequest<void>(`/api/workspaces/${id(workspaceId)}/invitations/${id(invitationId)}`, { method: 'DELETE' }),
+  /** Anyone holding the link; NOT_FOUND for a token that never was one. */
+  preview: (token: string, signal?: AbortSignal) =>
+    apiRequest<InvitationPreviewView>(`/api/invitations/${id(token)}`, { signal }),
+  /** The signed-in person joins (the invitation must be for their account's email). */
+  accept: (token: string) => apiRequest<WorkspaceSummaryView>(`/api/invitations/${id(token)}/accept`, { method: 'POST' }),
 };
 
 export const bots = {

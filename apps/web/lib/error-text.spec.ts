@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { apiErrorReasonSchema, type ApiErrorBody, type ApiErrorReason } from '@lazyboy/contracts';
 import { messages } from '../locales/index.js';
 import { ApiError, apiRequest } from './api.js';
-import { CONFLICT_TEXT, errorText } from './error-text.js';
+import { REASON_TEXT, errorText } from './error-text.js';
 
 const zh = messages('zh-TW');
 const en = messages('en');
@@ -69,6 +69,14 @@ describe('errorText', () => {
     }
   });
 
+  it("shows a refusal's reason in the person's language, and a refusal without one as not allowed", () => {
+    const refused = (reason?: ApiErrorReason) => new ApiError('FORBIDDEN', 'sign-up needs an invitation', 403, { reason });
+    expect(errorText(refused('signup_invitation_required'), zh)).toBe(zh.errorSignupInvitationRequired);
+    expect(errorText(refused('signup_closed'), en)).toBe(en.errorSignupClosed);
+    expect(errorText(refused(), zh)).toBe(zh.errorForbidden);
+    expect(errorText(refused('made_up' as ApiErrorReason), en)).toBe(en.errorForbidden);
+  });
+
   it('localizes a bad request and anything that is no API error', () => {
     expect(errorText(new ApiError('BAD_REQUEST', 'the request body is not valid JSON', 400), zh)).toBe(zh.errorBadRequest);
     expect(errorText(new Error('boom'), en)).toBe(en.errorUnexpected);
@@ -82,6 +90,6 @@ describe('errorText', () => {
         expect(text).not.toBe(t.errorConflict);
       }
     }
-    expect(new Set(Object.values(CONFLICT_TEXT)).size).toBe(apiErrorReasonSchema.options.length);
+    expect(new Set(Object.values(REASON_TEXT)).size).toBe(apiErrorReasonSchema.options.length);
   });
 });

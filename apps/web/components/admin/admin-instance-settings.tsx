@@ -1,7 +1,12 @@
 'use client';
 
-import { useCallback, useState } from 'react';
-import type { InstanceSettingsView, UpdateInstanceSettingsRequest } from '@lazyboy/contracts';
+import { useCallback, useId, useState } from 'react';
+import {
+  signupPolicySchema,
+  type InstanceSettingsView,
+  type SignupPolicy,
+  type UpdateInstanceSettingsRequest,
+} from '@lazyboy/contracts';
 import { admin } from '../../lib/endpoints';
 import { errorText } from '../../lib/error-text';
 import { formatDateTime } from '../../lib/format';
@@ -19,6 +24,7 @@ export function AdminInstanceSettings() {
   const settings = useAdminData<InstanceSettingsView>(load);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const policyId = useId();
 
   async function update(body: UpdateInstanceSettingsRequest) {
     setBusy(true);
@@ -45,6 +51,23 @@ export function AdminInstanceSettings() {
       {error && <ErrorBanner message={error} />}
       {view && (
         <div className="instance-settings" data-testid="admin-settings">
+          <label htmlFor={policyId} className="field-label">
+            {t.adminSignupPolicy}
+          </label>
+          <select
+            id={policyId}
+            data-testid="admin-signup-policy"
+            value={view.signupPolicy}
+            disabled={busy}
+            onChange={(event) => void update({ signupPolicy: event.target.value as SignupPolicy })}
+          >
+            {signupPolicySchema.options.map((policy) => (
+              <option key={policy} value={policy}>
+                {t[`signupPolicy_${policy}`]}
+              </option>
+            ))}
+          </select>
+          <p className="field-hint">{t[`signupPolicyHint_${view.signupPolicy}`]}</p>
           <label className="choice choice-block">
             <input
               type="checkbox"

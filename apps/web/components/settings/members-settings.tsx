@@ -12,6 +12,7 @@ import { assignableRoles, canManage, canRemove } from '../../lib/roles';
 import { useShell } from '../../lib/shell-context';
 import { ConfirmDialog } from '../dialog';
 import { ErrorBanner } from '../error-banner';
+import { InvitationsSection } from './invitations-section';
 import { AskAnOwner, SettingsSection } from './settings-frame';
 
 type Dialog = { kind: 'remove'; member: MemberView } | { kind: 'leave' };
@@ -101,6 +102,7 @@ export function MembersSettings() {
           </ul>
         )}
       </SettingsSection>
+      {manager && <InvitationsSection />}
       <SettingsSection title={t.membersLeaveTitle} description={t.membersLeaveText} testId="leave-section">
         <div className="form-actions form-actions-start">
           <button
