@@ -43,6 +43,9 @@ export class ServiceHarness {
       // Each Jest worker has its own range of X display numbers (suites run desktops in parallel).
       LAZYBOY_DISPLAY_BASE_FROM: String(1_000 + Number(process.env.JEST_WORKER_ID ?? 0) * 1_000 + 900),
       TEAM_SCREEN_LIMIT: '2',
+      // Suites sign up many people, each in a workspace of their own, all served by the scripted model in
+      // the environment; test/service/workspace-models.spec.ts tests the default (the first workspace only).
+      LAZYBOY_ENVIRONMENT_MODEL_SCOPE: 'all_workspaces',
       ...overrides,
     });
   }

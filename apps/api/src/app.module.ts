@@ -10,6 +10,7 @@ import { HealthModule } from './health/health.module.js';
 import { InstanceSettingsModule } from './instance/instance-settings.module.js';
 import { LeadershipModule } from './leadership/leadership.module.js';
 import { MemoryModule } from './memory/memory.module.js';
+import { ModelSettingsModule } from './model-settings/model-settings.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
 import { PersistenceModule } from './persistence/persistence.module.js';
 import { RealtimeModule } from './realtime/realtime.module.js';
@@ -35,6 +36,7 @@ export class AppModule {
         TenancyCoreModule,
         AuditModule,
         InstanceSettingsModule,
+        ModelSettingsModule,
         LeadershipModule,
         RealtimeModule.forRoot(AuthModule),
         // Features

@@ -105,18 +105,35 @@ export type AdminRunListView = z.infer<typeof adminRunListViewSchema>;
 
 // --------------------------------------------------------------------------------------------- settings
 
+/** Which workspaces the host's environment model (MODEL_ENV_VARIABLES, keys included) serves. */
+export const environmentModelScopeSchema = z.enum([
+  /** Only the first workspace (the first admin's): a stranger who signs up cannot spend the host's key. */
+  'first_workspace',
+  /** Every workspace without a model of its own. */
+  'all_workspaces',
+]);
+export type EnvironmentModelScope = z.infer<typeof environmentModelScopeSchema>;
+
 export const instanceSettingsViewSchema = z.object({
   /**
    * Agents' and workspaces' model settings may name model servers on loopback (Ollama on 127.0.0.1) and the
-   * cluster's own service names. Link-local and metadata addresses are refused whatever this says.
+   * cluster's own service names, and workspaces local model files. Link-local and metadata addresses are
+   * refused whatever this says.
    */
   allowLocalModelServers: z.boolean(),
-  /** When an instance admin last changed the settings; null while LAZYBOY_ALLOW_LOCAL_MODEL_SERVERS decides. */
+  environmentModelScope: environmentModelScopeSchema,
+  /** When an instance admin last changed a setting; null while the environment decides them all. */
   updatedAt: isoDateSchema.nullable(),
 });
 export type InstanceSettingsView = z.infer<typeof instanceSettingsViewSchema>;
 
-export const updateInstanceSettingsRequestSchema = z.strictObject({ allowLocalModelServers: z.boolean() });
+/** Each setting stays with the environment's value until an instance admin first sets it. */
+export const updateInstanceSettingsRequestSchema = z
+  .strictObject({
+    allowLocalModelServers: z.boolean().optional(),
+    environmentModelScope: environmentModelScopeSchema.optional(),
+  })
+  .refine((body) => Object.keys(body).length > 0, 'nothing to change');
 export type UpdateInstanceSettingsRequest = z.infer<typeof updateInstanceSettingsRequestSchema>;
 
 // ------------------------------------------------------------------------------------------------ audit
