@@ -57,12 +57,15 @@ function bodies(bob: TestUser): Record<string, Body> {
     'GET /api/sessions/:sessionId/messages': null,
     'POST /api/sessions/:sessionId/messages': { text: 'a message from Bob', clientNonce: `bob-${randomUUID()}` },
     'GET /api/workspaces/:workspaceId': null,
-    'PATCH /api/workspaces/:workspaceId': { name: 'Taken over by Bob' },
+    'PATCH /api/workspaces/:workspaceId': { name: 'Taken over by Bob', modelApiKey: 'sk-bob-0000' },
     'GET /api/workspaces/:workspaceId/bots': null,
     'POST /api/workspaces/:workspaceId/bots': { name: `Bob's bot ${randomUUID().slice(0, 8)}` },
     'GET /api/workspaces/:workspaceId/computers': null,
     'GET /api/workspaces/:workspaceId/runs/active': null,
     'GET /api/workspaces/:workspaceId/members': null,
+    'GET /api/workspaces/:workspaceId/model/models': null,
+    'POST /api/workspaces/:workspaceId/model/test': {},
+    'GET /api/workspaces/:workspaceId/model/local-servers': null,
     'POST /api/workspaces/:workspaceId/members': { email: bob.email, role: 'owner' },
     'PATCH /api/workspaces/:workspaceId/members/:userId': { role: 'member' },
     'DELETE /api/workspaces/:workspaceId/members/:userId': null,
@@ -190,7 +193,12 @@ describe('cross-workspace isolation', () => {
     const bot = await alicesView.get(`/api/bots/${ids.botId}`).expect(200);
     expect(bot.body.name).toBe(botName);
     const workspace = await alicesView.get(`/api/workspaces/${ids.workspaceId}`).expect(200);
-    expect(workspace.body).toMatchObject({ name: expect.not.stringContaining('Bob'), memberCount: 1, role: 'owner' });
+    expect(workspace.body).toMatchObject({
+      name: expect.not.stringContaining('Bob'),
+      memberCount: 1,
+      role: 'owner',
+      model: { hasApiKey: false },
+    });
     const members = await alicesView.get(`/api/workspaces/${ids.workspaceId}/members`).expect(200);
     expect(members.body.items).toEqual([expect.objectContaining({ userId: alice.userId, role: 'owner' })]);
     const bots = await alicesView.get(`/api/workspaces/${ids.workspaceId}/bots`).expect(200);

@@ -40,13 +40,20 @@ interface Input {
 /** A valid input for every route that takes one, keyed `METHOD path`; every text field filled. */
 function inputs(ids: Ids, other: TestUser): Record<string, Input> {
   const page = { query: { before: randomUUID(), limit: '10' } };
+  const workspaceModel = {
+    provider: 'local-gguf',
+    baseUrl: 'http://192.0.2.1/v1',
+    model: 'm',
+    temperature: 0.5,
+    modelPath: '/models/m.gguf',
+  };
   return {
     'GET /api/admin/audit': { query: { action: 'login', workspaceId: ids.workspaceId, limit: '10' } },
     'GET /api/admin/computers': { query: { workspaceId: ids.workspaceId, limit: '10' } },
     'GET /api/admin/runs': { query: { status: 'queued', workspaceId: ids.workspaceId, botId: ids.botId, limit: '10' } },
     'GET /api/admin/users': page,
     'PATCH /api/admin/users/:userId': { body: { isAdmin: true, disabled: true } },
-    'PATCH /api/admin/settings': { body: { allowLocalModelServers: false } },
+    'PATCH /api/admin/settings': { body: { allowLocalModelServers: false, environmentModelScope: 'all_workspaces' } },
     'GET /api/admin/workspaces': page,
     'PATCH /api/admin/workspaces/:workspaceId/members/:userId': { body: { role: 'owner' } },
     'POST /api/auth/login': { body: { email: other.email, password: other.password } },
@@ -73,7 +80,11 @@ function inputs(ids: Ids, other: TestUser): Record<string, Input> {
     'POST /api/viewer/control-check': { body: { holds: [{ screenId: randomUUID(), userId: ids.userId }] } },
     'POST /api/viewer/redeem': { body: { ticket: 'a-ticket' } },
     'POST /api/workspaces': { body: { name: 'another' } },
-    'PATCH /api/workspaces/:workspaceId': { body: { name: 'renamed' } },
+    'PATCH /api/workspaces/:workspaceId': {
+      body: { name: 'renamed', timezone: 'UTC', modelSettings: workspaceModel, modelApiKey: 'sk-new' },
+    },
+    'GET /api/workspaces/:workspaceId/model/models': { query: { provider: 'openai-chat', baseUrl: 'http://192.0.2.1/v1' } },
+    'POST /api/workspaces/:workspaceId/model/test': { body: { modelSettings: workspaceModel, modelApiKey: 'sk-test' } },
     'POST /api/workspaces/:workspaceId/bots': {
       body: {
         name: 'a bot',

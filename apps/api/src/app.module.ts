@@ -11,6 +11,7 @@ import { InstanceSettingsModule } from './instance/instance-settings.module.js';
 import { InvitationsModule } from './invitations/invitations.module.js';
 import { LeadershipModule } from './leadership/leadership.module.js';
 import { MemoryModule } from './memory/memory.module.js';
+import { ModelSettingsModule } from './model-settings/model-settings.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
 import { PersistenceModule } from './persistence/persistence.module.js';
 import { RealtimeModule } from './realtime/realtime.module.js';
@@ -36,6 +37,7 @@ export class AppModule {
         TenancyCoreModule,
         AuditModule,
         InstanceSettingsModule,
+        ModelSettingsModule,
         LeadershipModule,
         RealtimeModule.forRoot(AuthModule),
         // Features

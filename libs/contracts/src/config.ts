@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { environmentModelScopeSchema } from './api/admin.js';
 import { signupPolicySchema } from './domain.js';
 import { allowedDomainsEnv, privateNetworksEnv, type EgressPolicy } from './network.js';
 
@@ -192,6 +193,11 @@ export const apiEnvSchema = z
     LAZYBOY_ALLOW_LOCAL_MODEL_SERVERS: boolFlag.describe(
       "true: agents' and workspaces' model settings may name loopback and cluster-internal servers until an instance admin decides otherwise",
     ),
+    LAZYBOY_ENVIRONMENT_MODEL_SCOPE: environmentModelScopeSchema
+      .default('first_workspace')
+      .describe(
+        "Which workspaces the host's model variables (and keys) serve until an instance admin decides: first_workspace or all_workspaces",
+      ),
     LAZYBOY_MODEL_BLOCKED_NETWORKS: z
       .string()
       .optional()

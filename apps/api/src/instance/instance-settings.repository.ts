@@ -6,13 +6,14 @@ import { PrismaService } from '../persistence/prisma.service.js';
 /** The row's one id (a unique index in the migration keeps it the only one). */
 const ROW = 1;
 
-/** Settings an instance admin has set; one left out keeps its stored value (or none). */
+/** What an instance admin set; a setting left out keeps its column (null: its environment variable decides). */
 export interface InstanceSettingsChanges {
   allowLocalModelServers?: boolean;
   signupPolicy?: SignupPolicy;
+  environmentModelForAllWorkspaces?: boolean;
 }
 
-/** The instance settings row: absent until an instance admin first changes a setting; a null column is unset. */
+/** The instance settings row: absent until an instance admin first changes a setting. */
 @Injectable()
 export class InstanceSettingsRepository {
   constructor(private readonly prisma: PrismaService) {}
@@ -22,10 +23,15 @@ export class InstanceSettingsRepository {
   }
 
   save(changes: InstanceSettingsChanges): Promise<InstanceSettings> {
-    return this.prisma.instanceSettings.upsert({
-      where: { id: ROW },
-      create: { id: ROW, ...changes },
-      update: changes,
-    });
+    return this.prisma.instanceSettings.upsert({ where: { id: ROW }, create: { id: ROW, ...changes }, update: changes });
+  }
+
+  /**
+   * The first workspace: the oldest one, which on an instance set up with LAZYBOY_APP_TOKEN is the first
+   * admin's `home` (workspaces are never deleted). Null on an empty database.
+   */
+  async firstWorkspaceId(): Promise<string | null> {
+    const first = await this.prisma.workspace.findFirst({ orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], select: { id: true } });
+    return first?.id ?? null;
   }
 }

@@ -8,7 +8,8 @@ import {
   type RunOutcome,
   type RunResult,
 } from '@lazyboy/agent';
-import type { BusyStep, ChatMessage, ModelClient, RunView } from '@lazyboy/contracts';
+import type { BusyStep, ChatMessage, ModelClient, RunErrorCode, RunView } from '@lazyboy/contracts';
+import { modelErrorCode } from '@lazyboy/model';
 import type { Message, Run } from '../persistence/generated/client.js';
 import type { AcquiredScreen, RunScreens } from '../computers/run-screens.js';
 import { computerTools, describeStep, sameStep } from '../agent-tools/index.js';
@@ -64,6 +65,8 @@ export class RunExecution {
   private pendingEvents: { seq: number; type: string; payload: unknown }[] = [];
   private acquired: AcquiredScreen | null = null;
   private lastStep: BusyStep | null = null;
+  /** The last failure of a model call: the loop keeps only its text, the run's error code comes from it. */
+  private modelFailure: unknown;
 
   readonly lease: RunLease;
   /** What subscribers last saw of the run. */
@@ -98,7 +101,7 @@ export class RunExecution {
       this.lastStep = THINKING;
       await this.publish({ status: 'running', busyStep: THINKING });
       model = await this.deps.model(this.run);
-      const result = await this.loop(model);
+      const result = await this.loop(this.recordingFailures(model));
       await this.flush();
       await this.conclude(result);
     } catch (error) {
@@ -113,6 +116,18 @@ export class RunExecution {
       if (model) await this.deps.closeModel(model).catch(() => undefined);
       if (this.acquired) await this.deps.screens.release(this.run.id).catch(() => undefined);
     }
+  }
+
+  /** The same client, remembering the error of a call that failed. */
+  private recordingFailures(model: ModelClient): ModelClient {
+    return {
+      description: model.description,
+      complete: (request, onEvent) =>
+        model.complete(request, onEvent).catch((error: unknown) => {
+          this.modelFailure = error;
+          throw error;
+        }),
+    };
   }
 
   private async loop(model: ModelClient): Promise<RunResult> {
@@ -279,7 +294,7 @@ export class RunExecution {
           await this.deps.runs.finish(this.lease, {
             status: 'blocked',
             result: { text },
-            errorCode: outcome.code,
+            errorCode: this.blockedCode(outcome.code),
             errorMessage: outcome.reason,
             state,
           }),
@@ -287,9 +302,14 @@ export class RunExecution {
     }
   }
 
+  /** A model failure says which (model_key_refused, model_unreachable…); the agent's own guards say themselves. */
+  private blockedCode(code: RunErrorCode): RunErrorCode {
+    return code === 'model_error' ? (modelErrorCode(this.modelFailure) ?? code) : code;
+  }
+
   private async fail(error: unknown): Promise<void> {
-    const code = (error as { code?: unknown }).code;
-    const errorCode = typeof code === 'string' ? code : 'EXECUTION_FAILED';
+    // Only the stable codes of libs/contracts: a model's failure its own, anything else execution_failed.
+    const errorCode: RunErrorCode = modelErrorCode(error) ?? 'execution_failed';
     const message = (error as Error).message ?? String(error);
     this.logger.error(`run ${this.run.id} failed: ${message}`);
     try {

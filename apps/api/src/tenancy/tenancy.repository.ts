@@ -13,6 +13,24 @@ export interface WorkspaceWithRole {
   memberCount: number;
   createdAt: Date;
   updatedAt: Date;
+  modelSettings: Prisma.JsonValue;
+  modelApiKeyCipher: Uint8Array | null;
+}
+
+/** A workspace's own settings as the settings route reads and writes them. */
+export interface WorkspaceSettingsRow {
+  name: string;
+  timezone: string;
+  modelSettings: Prisma.JsonValue;
+  modelApiKeyCipher: Uint8Array | null;
+}
+
+export interface WorkspaceSettingsChanges {
+  name?: string;
+  timezone?: string;
+  modelSettings?: Prisma.InputJsonObject;
+  /** null removes the stored key. */
+  modelApiKeyCipher?: Uint8Array<ArrayBuffer> | null;
 }
 
 export interface MemberRow {
@@ -62,6 +80,8 @@ export class TenancyRepository {
       memberCount: workspace._count.memberships,
       createdAt: workspace.createdAt,
       updatedAt: workspace.updatedAt,
+      modelSettings: workspace.modelSettings,
+      modelApiKeyCipher: workspace.modelApiKeyCipher,
     }));
   }
 
@@ -87,8 +107,26 @@ export class TenancyRepository {
     return workspace.id;
   }
 
-  async renameWorkspace(workspaceId: string, name: string): Promise<void> {
-    await this.prisma.workspace.update({ where: { id: workspaceId }, data: { name } });
+  /**
+   * Changes a workspace's settings from what they are now: `decide` sees the row locked (FOR UPDATE), so a
+   * key and the endpoint it was meant for cannot be changed apart by two requests at once. Answers the row
+   * before and after; null when the workspace is gone.
+   */
+  async updateSettings<T>(
+    workspaceId: string,
+    decide: (current: WorkspaceSettingsRow) => { changes: WorkspaceSettingsChanges; result: T },
+  ): Promise<{ before: WorkspaceSettingsRow; result: T } | null> {
+    return this.prisma.$transaction(async (tx) => {
+      await lockWorkspace(tx, workspaceId);
+      const before = await tx.workspace.findUnique({
+        where: { id: workspaceId },
+        select: { name: true, timezone: true, modelSettings: true, modelApiKeyCipher: true },
+      });
+      if (!before) return null;
+      const { changes, result } = decide(before);
+      if (Object.keys(changes).length > 0) await tx.workspace.update({ where: { id: workspaceId }, data: changes });
+      return { before, result };
+    });
   }
 
   async members(workspaceId: string): Promise<MemberRow[]> {

@@ -1,5 +1,6 @@
 export * from './common.js';
 export * from './auth.js';
+export * from './model-settings.js';
 export * from './workspaces.js';
 export * from './invitations.js';
 export * from './bots.js';
