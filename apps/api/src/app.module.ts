@@ -10,7 +10,7 @@ import { HealthModule } from './health/health.module.js';
 import { InstanceSettingsModule } from './instance/instance-settings.module.js';
 import { LeadershipModule } from './leadership/leadership.module.js';
 import { MemoryModule } from './memory/memory.module.js';
-import { ModelSettingsModule } from './model-settings/model-settings.module.js';
+import { ModelModule } from './model/model.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
 import { PersistenceModule } from './persistence/persistence.module.js';
 import { RealtimeModule } from './realtime/realtime.module.js';
@@ -36,7 +36,7 @@ export class AppModule {
         TenancyCoreModule,
         AuditModule,
         InstanceSettingsModule,
-        ModelSettingsModule,
+        ModelModule,
         LeadershipModule,
         RealtimeModule.forRoot(AuthModule),
         // Features
