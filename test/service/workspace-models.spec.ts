@@ -15,7 +15,7 @@ import type {
 } from '@lazyboy/contracts';
 import { ScriptedModelServer, type ReceivedRequest } from '@lazyboy/model';
 import { CaptureServer } from '../../libs/model/src/testing/capture-server.js';
-import { LOCAL_MODEL_SERVER_CANDIDATES } from '../../apps/api/src/model-settings/workspace-model.service.js';
+import { LOCAL_MODEL_SERVER_CANDIDATES } from '../../apps/api/src/model/workspace-model.service.js';
 import { logIn, signUp, type TestUser } from '../../apps/api/src/testing/test-users.js';
 import { FINAL, ServiceHarness } from './service-harness.js';
 

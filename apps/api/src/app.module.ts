@@ -11,7 +11,7 @@ import { InstanceSettingsModule } from './instance/instance-settings.module.js';
 import { InvitationsModule } from './invitations/invitations.module.js';
 import { LeadershipModule } from './leadership/leadership.module.js';
 import { MemoryModule } from './memory/memory.module.js';
-import { ModelSettingsModule } from './model-settings/model-settings.module.js';
+import { ModelModule } from './model/model.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
 import { PersistenceModule } from './persistence/persistence.module.js';
 import { RealtimeModule } from './realtime/realtime.module.js';
@@ -37,7 +37,7 @@ export class AppModule {
         TenancyCoreModule,
         AuditModule,
         InstanceSettingsModule,
-        ModelSettingsModule,
+        ModelModule,
         LeadershipModule,
         RealtimeModule.forRoot(AuthModule),
         // Features

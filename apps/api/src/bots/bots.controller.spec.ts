@@ -9,7 +9,7 @@ import { startTestApp, type TestApp } from '../testing/test-app.js';
 import { testApiConfig } from '../testing/test-config.js';
 import { sessionPrincipalOf } from '../testing/test-principal.js';
 import { bearer, createApiToken, signUp, type TestUser } from '../testing/test-users.js';
-import { ModelKeys } from '../model-settings/model-keys.js';
+import { ModelKeys } from '../model/model-keys.js';
 import { BotsService } from './bots.service.js';
 
 describe('agents (bots) over HTTP', () => {

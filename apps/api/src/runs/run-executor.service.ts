@@ -6,7 +6,7 @@ import { closeModelClient } from '@lazyboy/model';
 import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
 import type { Message } from '../persistence/generated/client.js';
 import { RunScreens } from '../computers/run-screens.js';
-import { ModelChain } from '../model-settings/model-chain.js';
+import { ModelChain } from '../model/model-chain.js';
 import { RealtimePublisher } from '../realtime/realtime-publisher.js';
 import { toMessageView } from '../sessions/message-views.js';
 import { RunExecution } from './run-execution.js';

@@ -12,13 +12,13 @@ import { conflict, forbidden, notFound } from '../common/api-error.js';
 import type { Principal } from '../auth/principal.js';
 import { AuditService, type AuditEntry } from '../audit/audit.service.js';
 import { InstanceSettingsService } from '../instance/instance-settings.service.js';
-import { ModelKeys } from '../model-settings/model-keys.js';
-import { assertAllowedBaseUrl, assertAllowedModelPath, dropsStoredKey } from '../model-settings/model-settings-rules.js';
+import { ModelKeys } from '../model/model-keys.js';
+import { assertAllowedBaseUrl, assertAllowedModelPath, dropsStoredKey } from '../model/model-settings-rules.js';
 import {
   mergeWorkspaceModelSettings,
   WorkspaceModelService,
   workspaceModelSettingsOf,
-} from '../model-settings/workspace-model.service.js';
+} from '../model/workspace-model.service.js';
 import { MembershipChanges } from './membership-changes.js';
 import { TenancyRepository, type MemberRow, type WorkspaceSettingsChanges } from './tenancy.repository.js';
 import { WorkspaceAccess } from './workspace-access.js';

@@ -102,7 +102,7 @@ export type ModelListQuery = z.infer<typeof modelListQuerySchema>;
 export const modelListViewSchema = z.object({
   ok: z.boolean(),
   provider: modelProviderSchema,
-  /** The endpoint asked (for local-gguf, which has none: null). */
+  /** The endpoint asked; null for local-gguf (none) and for the host's own (not shown to workspaces). */
   baseUrl: z.string().nullable(),
   /** The model ids the endpoint's /models lists, in its order; empty when it failed. */
   models: z.array(z.string()),
@@ -127,6 +127,7 @@ export const modelTestViewSchema = z.object({
   /** What was asked, as the credential chain resolved it; null when it could not be resolved. */
   provider: modelProviderSchema.nullable(),
   model: z.string().nullable(),
+  /** Null also for local-gguf and for the host's own endpoint (not shown to workspaces). */
   baseUrl: z.string().nullable(),
   source: credentialSourceSchema.nullable(),
   sentApiKey: z.boolean(),

@@ -22,4 +22,4 @@ import { LOCAL_MODEL_SERVER_CANDIDATES, WorkspaceModelService } from './workspac
   ],
   exports: [ModelKeys, ModelChain, WorkspaceModelRepository, WorkspaceModelService],
 })
-export class ModelSettingsModule {}
+export class ModelModule {}

@@ -140,14 +140,23 @@ export class ModelChain {
     return { ok: true, endpoint, endpointPolicy: context.policy };
   }
 
-  /** Whether the host's environment names a model, and whether it serves this workspace. */
-  async hostModel(workspaceId: string): Promise<HostModelAvailability> {
+  /**
+   * What a workspace's view says of its model, with one look at the instance's settings: the readiness of
+   * an agent without settings of its own, whether the host's environment names a model and serves this
+   * workspace, and the instance's settings.
+   */
+  async workspaceModel(
+    workspaceId: string,
+    workspace: CredentialLink,
+  ): Promise<{ readiness: ModelReadiness; hostModel: HostModelAvailability; settings: InstanceSettingsView }> {
+    const context = await this.context(workspaceId);
+    let hostModel: HostModelAvailability = context.serves ? 'available' : 'not_for_this_workspace';
     try {
       resolveModelEndpoint({ env: process.env });
     } catch {
-      return 'none';
+      hostModel = 'none';
     }
-    return (await this.context(workspaceId)).serves ? 'available' : 'not_for_this_workspace';
+    return { readiness: readinessOf(resolveWith(context, { workspaceId, workspace })), hostModel, settings: context.settings };
   }
 
   /** The instance's settings and the model endpoint policy they select (one read for both). */

@@ -73,11 +73,7 @@ export class WorkspaceModelService {
 
   /** The model part of a workspace's view: the key as its last four characters, for owners and admins only. */
   async view(workspaceId: string, row: ModelLinkRow, role: MembershipRole): Promise<WorkspaceModelView> {
-    const [readiness, hostModel, { settings }] = await Promise.all([
-      this.chain.readiness({ workspaceId, workspace: this.chain.linkOf(row, false) }),
-      this.chain.hostModel(workspaceId),
-      this.chain.instanceSettings(),
-    ]);
+    const { readiness, hostModel, settings } = await this.chain.workspaceModel(workspaceId, this.chain.linkOf(row, false));
     return {
       settings: workspaceModelSettingsOf(row.modelSettings),
       hasApiKey: row.modelApiKeyCipher !== null,
@@ -117,7 +113,7 @@ export class WorkspaceModelService {
       };
     }
     const { endpoint, endpointPolicy } = resolved;
-    const answer = { provider: endpoint.provider, baseUrl: endpoint.baseUrl || null, sentApiKey: endpoint.apiKey !== undefined };
+    const answer = { provider: endpoint.provider, baseUrl: shownUrl(endpoint), sentApiKey: endpoint.apiKey !== undefined };
     // A model file has no list to read.
     if (endpoint.provider === 'local-gguf') return { ok: true, ...answer, models: [], error: null };
     try {
@@ -151,7 +147,7 @@ export class WorkspaceModelService {
         ok: false,
         provider: provider ?? null,
         model: model ?? null,
-        baseUrl: baseUrl || null,
+        baseUrl: source && baseUrl ? shownUrl({ source, baseUrl }) : null,
         source: source ?? null,
         sentApiKey: false,
         reply: null,
@@ -162,7 +158,7 @@ export class WorkspaceModelService {
     const answer = {
       provider: backend.provider,
       model: backend.model,
-      baseUrl: backend.baseUrl || null,
+      baseUrl: shownUrl(backend),
       source: backend.source,
       sentApiKey: backend.apiKey !== undefined,
     };
@@ -196,6 +192,11 @@ export class WorkspaceModelService {
     if (!row) throw notFound('workspace');
     return row;
   }
+}
+
+/** The operator's own endpoint (the environment's) is not shown to workspaces; local-gguf has none. */
+function shownUrl(endpoint: { source: string; baseUrl: string }): string | null {
+  return endpoint.source === 'env' || endpoint.baseUrl === '' ? null : endpoint.baseUrl;
 }
 
 /** Settings asked about, with the saved key only when they name the endpoint it was saved with. */
