@@ -163,8 +163,9 @@ function WorkspaceShell({ me, workspace, onSelectWorkspace, onRefreshMe, childre
       },
       openDrawer: () => setDrawerOpen(true),
       refreshMe: onRefreshMe,
+      reloadBots: () => void load(),
     }),
-    [me, workspace, bots, runs, onSelectWorkspace, onRefreshMe, router],
+    [me, workspace, bots, runs, onSelectWorkspace, onRefreshMe, router, load],
   );
 
   return (

@@ -13,10 +13,15 @@ import type {
   InvitationListView,
   InvitationPreviewView,
   InstanceSettingsView,
+  LocalModelServerListView,
   LoginRequest,
   MemberListView,
   MemberView,
   MembershipRole,
+  ModelListQuery,
+  ModelListView,
+  ModelTestRequest,
+  ModelTestView,
   MeView,
   MessageView,
   PostMessageRequest,
@@ -80,6 +85,21 @@ export const workspaces = {
   /** The caller's own id leaves the workspace. */
   removeMember: (workspaceId: string, userId: string) =>
     apiRequest<void>(`/api/workspaces/${id(workspaceId)}/members/${id(userId)}`, { method: 'DELETE' }),
+};
+
+/** A workspace's model checks (owners and admins); its settings change through workspaces.update. */
+export const workspaceModel = {
+  /** The models an endpoint lists; the saved settings' endpoint without a query. A failure is in the answer. */
+  models: (workspaceId: string, endpoint: ModelListQuery, signal?: AbortSignal) =>
+    apiRequest<ModelListView>(
+      `/api/workspaces/${id(workspaceId)}/model/models${query({ provider: endpoint.provider, baseUrl: endpoint.baseUrl })}`,
+      { signal },
+    ),
+  /** One small real request; the provider's own error text is in the answer. */
+  test: (workspaceId: string, body: ModelTestRequest) =>
+    apiRequest<ModelTestView>(`/api/workspaces/${id(workspaceId)}/model/test`, { method: 'POST', body }),
+  localServers: (workspaceId: string, signal?: AbortSignal) =>
+    apiRequest<LocalModelServerListView>(`/api/workspaces/${id(workspaceId)}/model/local-servers`, { signal }),
 };
 
 export const invitations = {

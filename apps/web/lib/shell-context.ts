@@ -21,6 +21,8 @@ export interface ShellValue {
   openDrawer(): void;
   /** Reads the person and their workspaces again (a rename, their own role changed). */
   refreshMe(): void;
+  /** Reads the agents again (their model readiness follows the workspace's model settings). */
+  reloadBots(): void;
 }
 
 export const ShellContext = createContext<ShellValue | null>(null);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import type { ModelClient } from '@lazyboy/contracts';
+import type { MessageNotice, ModelClient } from '@lazyboy/contracts';
 import { closeModelClient } from '@lazyboy/model';
 import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
 import type { Message } from '../persistence/generated/client.js';
@@ -152,8 +152,8 @@ export class RunExecutor implements OnApplicationBootstrap, OnApplicationShutdow
       resumeAfterRelease: (botId) => this.service.resumeAfterRelease(botId),
       publishMessage: (m: Message) =>
         this.realtime.publish([{ kind: 'session', id: m.sessionId }], { type: 'message.created', message: toMessageView(m) }),
-      writeMessage: (lease: RunLease, r: RunContext, text: string, progress: boolean) =>
-        this.messages.write(lease, r, text, progress),
+      writeMessage: (lease: RunLease, r: RunContext, text: string, progress: boolean, notice?: MessageNotice) =>
+        this.messages.write(lease, r, text, progress, notice),
     });
   }
 

@@ -2,7 +2,9 @@
 
 import { useCallback, useId, useState } from 'react';
 import {
+  environmentModelScopeSchema,
   signupPolicySchema,
+  type EnvironmentModelScope,
   type InstanceSettingsView,
   type SignupPolicy,
   type UpdateInstanceSettingsRequest,
@@ -25,6 +27,7 @@ export function AdminInstanceSettings() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const policyId = useId();
+  const scopeId = useId();
 
   async function update(body: UpdateInstanceSettingsRequest) {
     setBusy(true);
@@ -68,6 +71,23 @@ export function AdminInstanceSettings() {
             ))}
           </select>
           <p className="field-hint">{t[`signupPolicyHint_${view.signupPolicy}`]}</p>
+          <label htmlFor={scopeId} className="field-label">
+            {t.adminEnvironmentModel}
+          </label>
+          <select
+            id={scopeId}
+            data-testid="admin-environment-model-scope"
+            value={view.environmentModelScope}
+            disabled={busy}
+            onChange={(event) => void update({ environmentModelScope: event.target.value as EnvironmentModelScope })}
+          >
+            {environmentModelScopeSchema.options.map((scope) => (
+              <option key={scope} value={scope}>
+                {t[`environmentModelScope_${scope}`]}
+              </option>
+            ))}
+          </select>
+          <p className="field-hint">{t.adminEnvironmentModelHint}</p>
           <label className="choice choice-block">
             <input
               type="checkbox"

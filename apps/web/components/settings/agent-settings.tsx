@@ -10,11 +10,13 @@ import { errorText } from '../../lib/error-text';
 import { useT } from '../../lib/i18n';
 import { PROVIDER_LABEL, baseUrlOptional } from '../../lib/model-providers';
 import { randomToken } from '../../lib/random-token';
+import { runErrorText } from '../../lib/run-error-text';
 import { canManage } from '../../lib/roles';
 import { useShell } from '../../lib/shell-context';
 import { Blobatar } from '../blobatar';
 import { DrawerToggle } from '../drawer-toggle';
 import { ApiKeyField, KEEP_KEY, keyRequest, type KeyChange } from './api-key-field';
+import { ModelNameField } from './model-name-field';
 import { AskAnOwner, SavedNote, SettingsSection } from './settings-frame';
 
 /** An agent's own endpoint needs HTTP: a GGUF file is the server's business (LAZYBOY_MODEL_PATH). */
@@ -217,7 +219,7 @@ function ModelOverrideSection({ bot, manager }: { bot: BotView; manager: boolean
   const [busy, setBusy] = useState(false);
   const [saved, setSaved] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const ids = { own: useId(), provider: useId(), baseUrl: useId(), model: useId() };
+  const ids = { own: useId(), provider: useId(), baseUrl: useId() };
 
   const next: BotModelSettings = own
     ? {
@@ -268,6 +270,7 @@ function ModelOverrideSection({ bot, manager }: { bot: BotView; manager: boolean
   if (!manager) {
     return (
       <SettingsSection title={t.agentModel} testId="agent-model">
+        <AgentReadiness bot={bot} />
         <AskAnOwner text={t.agentModelMemberNote} />
         <dl className="settings-facts" data-testid="agent-model-readonly">
           {hasOverride(current) ? (
@@ -292,6 +295,7 @@ function ModelOverrideSection({ bot, manager }: { bot: BotView; manager: boolean
 
   return (
     <SettingsSection title={t.agentModel} description={t.agentModelText} testId="agent-model">
+      <AgentReadiness bot={bot} />
       <form className="settings-form" onSubmit={(event) => void submit(event)}>
         <fieldset className="choice-group">
           <legend className="visually-hidden">{t.agentModel}</legend>
@@ -342,17 +346,13 @@ function ModelOverrideSection({ bot, manager }: { bot: BotView; manager: boolean
               placeholder={baseUrlOptional(provider) ? t.modelBaseUrlDefault : t.modelBaseUrlPlaceholder}
               onChange={(event) => setBaseUrl(event.target.value)}
             />
-            <label htmlFor={ids.model} className="field-label">
-              {t.modelName}
-            </label>
-            <input
-              id={ids.model}
-              data-testid="agent-model-name"
+            <ModelNameField
+              workspaceId={bot.workspaceId}
+              provider={provider}
+              baseUrl={baseUrl}
               value={model}
-              maxLength={200}
-              spellCheck={false}
-              placeholder={t.modelNamePlaceholder}
-              onChange={(event) => setModel(event.target.value)}
+              onChange={setModel}
+              testId="agent-model-name"
             />
             <ApiKeyField stored={bot.hasModelApiKey} change={key} onChange={setKey} testIdPrefix="agent-model" />
           </>
@@ -375,5 +375,28 @@ function ModelOverrideSection({ bot, manager }: { bot: BotView; manager: boolean
         </div>
       </form>
     </SettingsSection>
+  );
+}
+
+/** What the agent uses now (its own model, its workspace's or the host's), or why it has none. */
+function AgentReadiness({ bot }: { bot: BotView }) {
+  const t = useT();
+  const readiness = bot.modelReadiness;
+  if (!readiness.usable)
+    return (
+      <p className="readiness readiness-bad" data-testid="agent-model-readiness" data-usable="false">
+        {runErrorText(readiness.code ?? 'model_not_configured', t)}
+      </p>
+    );
+  const from =
+    readiness.source === 'bot' ? t.modelSourceAgent : readiness.source === 'env' ? t.modelSourceHost : t.modelSourceWorkspace;
+  return (
+    <p className="readiness readiness-good" data-testid="agent-model-readiness" data-usable="true">
+      {fill(t.modelReady, {
+        provider: readiness.provider ? t[PROVIDER_LABEL[readiness.provider]] : '—',
+        model: readiness.model ?? '—',
+        from,
+      })}
+    </p>
   );
 }

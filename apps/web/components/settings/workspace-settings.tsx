@@ -1,17 +1,20 @@
 'use client';
 
-import { useEffect, useId, useState, type FormEvent } from 'react';
+import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
 import type { WorkspaceView } from '@lazyboy/contracts';
 import { isAbort } from '../../lib/api';
 import { workspaces } from '../../lib/endpoints';
 import { errorText } from '../../lib/error-text';
 import { useT } from '../../lib/i18n';
+import { PROVIDER_LABEL } from '../../lib/model-providers';
 import { canManage } from '../../lib/roles';
+import { runErrorText } from '../../lib/run-error-text';
 import { useShell } from '../../lib/shell-context';
 import { ErrorBanner } from '../error-banner';
 import { AskAnOwner, SavedNote, SettingsSection } from './settings-frame';
+import { WorkspaceModelSection } from './workspace-model-section';
 
-/** /settings: the workspace's name, and for owners and admins the rest of its settings. */
+/** /settings: the workspace's name, time zone and model; owners and admins change them, members read them. */
 export function WorkspaceSettings() {
   const t = useT();
   const { workspace } = useShell();
@@ -36,45 +39,56 @@ export function WorkspaceSettings() {
 
   if (error !== null) return <ErrorBanner message={errorText(error, t)} onRetry={() => setAttempt((n) => n + 1)} />;
   if (!view) return <p className="chat-loading">{t.loading}</p>;
+  if (!manager) return <MemberView view={view} />;
   return (
     <>
-      {!manager && <AskAnOwner text={t.settingsMemberNote} />}
-      <GeneralSection view={view} manager={manager} onSaved={setView} />
+      <GeneralSection view={view} onSaved={setView} />
+      <WorkspaceModelSection view={view} onSaved={setView} />
     </>
   );
 }
 
-function GeneralSection({
-  view,
-  manager,
-  onSaved,
-}: {
-  view: WorkspaceView;
-  manager: boolean;
-  onSaved(view: WorkspaceView): void;
-}) {
+/** Every IANA zone this browser knows, for suggestions; the API checks the name against its own list. */
+function useTimeZones(): string[] {
+  return useMemo(() => {
+    try {
+      return Intl.supportedValuesOf('timeZone');
+    } catch {
+      return [];
+    }
+  }, []);
+}
+
+function GeneralSection({ view, onSaved }: { view: WorkspaceView; onSaved(view: WorkspaceView): void }) {
   const t = useT();
   const { refreshMe } = useShell();
+  const zones = useTimeZones();
   const [name, setName] = useState(view.name);
+  const [timezone, setTimezone] = useState(view.timezone);
   const [busy, setBusy] = useState(false);
   const [saved, setSaved] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const nameId = useId();
-  const dirty = name.trim() !== view.name;
+  const ids = { name: useId(), timezone: useId(), zones: useId() };
+  const changes = {
+    ...(name.trim() !== view.name ? { name: name.trim() } : {}),
+    ...(timezone.trim() !== view.timezone ? { timezone: timezone.trim() } : {}),
+  };
+  const dirty = Object.keys(changes).length > 0;
 
   async function submit(event: FormEvent) {
     event.preventDefault();
-    if (!dirty || busy || !name.trim()) return;
+    if (!dirty || busy || !name.trim() || !timezone.trim()) return;
     setBusy(true);
     setError(null);
     setSaved(false);
     try {
-      const next = await workspaces.update(view.id, { name: name.trim() });
+      const next = await workspaces.update(view.id, changes);
       onSaved(next);
       setName(next.name);
+      setTimezone(next.timezone);
       setSaved(true);
       // The sidebar's workspace switcher shows the name from the person's workspace list.
-      refreshMe();
+      if (changes.name) refreshMe();
     } catch (failure) {
       setError(errorText(failure, t));
     } finally {
@@ -85,49 +99,100 @@ function GeneralSection({
   return (
     <SettingsSection title={t.settingsGeneral} testId="settings-general">
       <form className="settings-form" onSubmit={(event) => void submit(event)}>
-        <label htmlFor={nameId} className="field-label">
+        <label htmlFor={ids.name} className="field-label">
           {t.settingsWorkspaceName}
         </label>
-        {manager ? (
-          <input
-            id={nameId}
-            data-testid="settings-workspace-name"
-            value={name}
-            maxLength={80}
-            required
-            onChange={(event) => {
-              setName(event.target.value);
-              setSaved(false);
-            }}
-          />
-        ) : (
-          <p id={nameId} className="settings-value" data-testid="settings-workspace-name-value">
-            {view.name}
-          </p>
-        )}
-        <p className="field-label">{t.settingsTimezone}</p>
-        <p className="settings-value" data-testid="settings-timezone-value">
-          {view.timezone}
-        </p>
+        <input
+          id={ids.name}
+          data-testid="settings-workspace-name"
+          value={name}
+          maxLength={80}
+          required
+          onChange={(event) => {
+            setName(event.target.value);
+            setSaved(false);
+          }}
+        />
+        <label htmlFor={ids.timezone} className="field-label">
+          {t.settingsTimezone}
+        </label>
+        <input
+          id={ids.timezone}
+          data-testid="settings-timezone"
+          value={timezone}
+          list={ids.zones}
+          maxLength={64}
+          required
+          spellCheck={false}
+          autoComplete="off"
+          onChange={(event) => {
+            setTimezone(event.target.value);
+            setSaved(false);
+          }}
+        />
+        <datalist id={ids.zones}>
+          {zones.map((zone) => (
+            <option key={zone} value={zone} />
+          ))}
+        </datalist>
+        <p className="field-hint">{t.settingsTimezoneHint}</p>
         {error && (
           <p className="form-error" role="alert">
             {error}
           </p>
         )}
-        {manager && (
-          <div className="form-actions">
-            <SavedNote shown={saved && !dirty} />
-            <button
-              type="submit"
-              className="button button-primary"
-              data-testid="settings-general-save"
-              disabled={busy || !dirty || !name.trim()}
-            >
-              {busy ? t.pleaseWait : t.save}
-            </button>
-          </div>
-        )}
+        <div className="form-actions">
+          <SavedNote shown={saved && !dirty} />
+          <button
+            type="submit"
+            className="button button-primary"
+            data-testid="settings-general-save"
+            disabled={busy || !dirty || !name.trim()}
+          >
+            {busy ? t.pleaseWait : t.save}
+          </button>
+        </div>
       </form>
     </SettingsSection>
+  );
+}
+
+/** A member's view: what is set, never the key, and who to ask. */
+function MemberView({ view }: { view: WorkspaceView }) {
+  const t = useT();
+  const { settings, readiness } = view.model;
+  return (
+    <>
+      <AskAnOwner text={t.settingsMemberNote} />
+      <SettingsSection title={t.settingsGeneral} testId="settings-general">
+        <dl className="settings-facts">
+          <dt>{t.settingsWorkspaceName}</dt>
+          <dd data-testid="settings-workspace-name-value">{view.name}</dd>
+          <dt>{t.settingsTimezone}</dt>
+          <dd data-testid="settings-timezone-value">{view.timezone}</dd>
+        </dl>
+      </SettingsSection>
+      <SettingsSection title={t.workspaceModelTitle} testId="workspace-model-readonly">
+        <dl className="settings-facts">
+          <dt>{t.modelProvider}</dt>
+          <dd>
+            {settings.provider ? t[PROVIDER_LABEL[settings.provider]] : readiness.source === 'env' ? t.modelSourceHost : '—'}
+          </dd>
+          {settings.baseUrl && (
+            <>
+              <dt>{t.modelBaseUrl}</dt>
+              <dd>{settings.baseUrl}</dd>
+            </>
+          )}
+          <dt>{t.modelName}</dt>
+          <dd>{settings.model ?? readiness.model ?? '—'}</dd>
+        </dl>
+        {!readiness.usable && (
+          <p className="readiness readiness-bad" data-testid="workspace-model-readiness" data-usable="false">
+            {runErrorText(readiness.code ?? 'model_not_configured', t)}
+          </p>
+        )}
+      </SettingsSection>
+    </>
   );
 }
