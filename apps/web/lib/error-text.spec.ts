@@ -63,6 +63,15 @@ describe('errorText', () => {
     expect(errorText(fromApi, zh)).toBe('輸入內容有誤：name、members.0.email');
   });
 
+  it('names the fields of the settings forms as the page labels them', () => {
+    const issues = [
+      { path: 'modelSettings.baseUrl', message: 'the base URL is on loopback' },
+      { path: 'timezone', message: 'not an IANA time zone name' },
+    ];
+    expect(errorText(invalid({ issues }), zh)).toBe('輸入內容有誤：端點網址（Base URL）、時區');
+    expect(errorText(invalid({ issues: [{ path: 'modelApiKey', message: 'x' }] }), en)).toBe('Some input is not valid: API key');
+  });
+
   it('says the input is wrong without field names when the details name none', () => {
     for (const details of [undefined, null, 'x', { issues: 'x' }, { issues: [{ path: '', message: 'Expected object' }] }]) {
       expect(errorText(invalid(details), zh)).toBe(zh.errorValidation);

@@ -79,9 +79,25 @@ function invalidFields(details: unknown): string[] {
   return [...new Set(paths.filter((path): path is string => typeof path === 'string' && path !== ''))];
 }
 
+/**
+ * Fields of the settings forms by the names the person saw on the page; any other path is shown as the API
+ * named it (ambiguous ones, like `name`, too: the form's own label is next to it).
+ */
+const FIELD_LABEL: Record<string, keyof Messages> = {
+  timezone: 'settingsTimezone',
+  baseUrl: 'modelBaseUrl',
+  'modelSettings.baseUrl': 'modelBaseUrl',
+  'modelSettings.model': 'modelName',
+  'modelSettings.modelPath': 'modelPath',
+  modelApiKey: 'modelApiKey',
+  instructions: 'agentInstructions',
+  email: 'email',
+};
+
 function validationText(details: unknown, t: Messages): string {
   const fields = invalidFields(details);
   // A problem with the body as a whole has no path: there is no field to name.
   if (fields.length === 0) return t.errorValidation;
-  return fill(t.errorValidationFields, { fields: fields.join(t.errorFieldSeparator) });
+  const named = fields.map((field) => (Object.hasOwn(FIELD_LABEL, field) ? t[FIELD_LABEL[field]!] : field));
+  return fill(t.errorValidationFields, { fields: named.join(t.errorFieldSeparator) });
 }

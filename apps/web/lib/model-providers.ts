@@ -9,6 +9,14 @@ export const PROVIDER_LABEL: Record<ModelProvider, keyof Messages> = {
   'local-gguf': 'modelProviderLocalGguf',
 };
 
+/** Short names, where a provider is mentioned in a sentence. */
+export const PROVIDER_SHORT: Record<ModelProvider, keyof Messages> = {
+  'openai-chat': 'modelProviderShortOpenAiChat',
+  xai: 'modelProviderXai',
+  'openai-responses': 'modelProviderOpenAiResponses',
+  'local-gguf': 'modelProviderShortLocalGguf',
+};
+
 /** Providers reached over HTTP: they have a base URL and may take a key. */
 export function isHttpProvider(provider: ModelProvider): boolean {
   return provider !== 'local-gguf';

@@ -327,6 +327,8 @@ export const en: Messages = {
   modelProviderXai: 'xAI (Grok)',
   modelProviderOpenAiResponses: 'OpenAI Responses API',
   modelProviderLocalGguf: 'A GGUF model file on the server',
+  modelProviderShortOpenAiChat: 'OpenAI-compatible endpoint',
+  modelProviderShortLocalGguf: 'GGUF model file',
   modelBaseUrl: 'Base URL',
   modelBaseUrlDefault: "Leave empty for the provider's own service",
   modelBaseUrlPlaceholder: 'e.g. http://127.0.0.1:11434/v1',
@@ -362,7 +364,8 @@ export const en: Messages = {
   modelProviderSaidStatus: 'The provider said (HTTP {status}):',
   modelTest: 'Test',
   modelTesting: 'Testing…',
-  modelTestOk: 'It works: {model} answered',
+  modelTestOk: 'It works: {model} answered.',
+  modelTestReply: 'It said:',
   localServersFound: 'Model servers found on this machine',
   localServerModels: '{count} models',
   localServersNotAllowed:

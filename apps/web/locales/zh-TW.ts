@@ -319,6 +319,8 @@ export const zhTW = {
   modelProviderXai: 'xAI（Grok）',
   modelProviderOpenAiResponses: 'OpenAI Responses API',
   modelProviderLocalGguf: '伺服器上的 GGUF 模型檔',
+  modelProviderShortOpenAiChat: 'OpenAI 相容端點',
+  modelProviderShortLocalGguf: 'GGUF 模型檔',
   modelBaseUrl: '端點網址（Base URL）',
   modelBaseUrlDefault: '留空則使用服務提供者的預設網址',
   modelBaseUrlPlaceholder: '例如 http://127.0.0.1:11434/v1',
@@ -354,7 +356,8 @@ export const zhTW = {
   modelProviderSaidStatus: '服務提供者的訊息（HTTP {status}）：',
   modelTest: '測試',
   modelTesting: '測試中…',
-  modelTestOk: '測試成功，{model} 回覆：',
+  modelTestOk: '測試成功：{model} 有回應。',
+  modelTestReply: '它說：',
   localServersFound: '在這台主機上找到的模型伺服器',
   localServerModels: '{count} 個模型',
   localServersNotAllowed:

@@ -8,7 +8,7 @@ import { isAbort } from '../../lib/api';
 import { bots as botsApi } from '../../lib/endpoints';
 import { errorText } from '../../lib/error-text';
 import { useT } from '../../lib/i18n';
-import { PROVIDER_LABEL, baseUrlOptional } from '../../lib/model-providers';
+import { PROVIDER_LABEL, PROVIDER_SHORT, baseUrlOptional } from '../../lib/model-providers';
 import { randomToken } from '../../lib/random-token';
 import { runErrorText } from '../../lib/run-error-text';
 import { canManage } from '../../lib/roles';
@@ -393,7 +393,7 @@ function AgentReadiness({ bot }: { bot: BotView }) {
   return (
     <p className="readiness readiness-good" data-testid="agent-model-readiness" data-usable="true">
       {fill(t.modelReady, {
-        provider: readiness.provider ? t[PROVIDER_LABEL[readiness.provider]] : '—',
+        provider: readiness.provider ? t[PROVIDER_SHORT[readiness.provider]] : '—',
         model: readiness.model ?? '—',
         from,
       })}

@@ -15,7 +15,7 @@ import { isAbort } from '../../lib/api';
 import { workspaceModel, workspaces } from '../../lib/endpoints';
 import { errorText } from '../../lib/error-text';
 import { useT } from '../../lib/i18n';
-import { PROVIDER_LABEL, baseUrlOptional, isHttpProvider } from '../../lib/model-providers';
+import { PROVIDER_LABEL, PROVIDER_SHORT, baseUrlOptional, isHttpProvider } from '../../lib/model-providers';
 import { runErrorText } from '../../lib/run-error-text';
 import { useShell } from '../../lib/shell-context';
 import { ApiKeyField, KEEP_KEY, keyRequest, type KeyChange } from './api-key-field';
@@ -307,7 +307,7 @@ function ReadinessLine({ readiness }: { readiness: ModelReadiness }) {
   return (
     <p className="readiness readiness-good" data-testid="workspace-model-readiness" data-usable="true">
       {fill(t.modelReady, {
-        provider: readiness.provider ? t[PROVIDER_LABEL[readiness.provider]] : '—',
+        provider: readiness.provider ? t[PROVIDER_SHORT[readiness.provider]] : '—',
         model: readiness.model ?? '—',
         from,
       })}
@@ -378,10 +378,10 @@ function TestResult({ test }: { test: ModelTestView }) {
     return (
       <p className="test-result test-ok" role="status" data-testid="model-test-result" data-ok="true">
         {fill(t.modelTestOk, { model: test.model ?? '—' })}
-        {test.reply && (
+        {test.reply?.trim() && (
           <>
             {' '}
-            <q>{test.reply}</q>
+            {t.modelTestReply} <q>{test.reply.trim()}</q>
           </>
         )}
       </p>
