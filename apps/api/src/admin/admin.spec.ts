@@ -302,8 +302,10 @@ describe('admin dashboard endpoints', () => {
     const ollama = { baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3' };
     const metadata = { baseUrl: 'http://169.254.169.254/latest' };
 
+    // testApiConfig opens sign-up (LAZYBOY_SIGNUP=open) for every suite.
     expect((await as(admin).get('/api/admin/settings').expect(200)).body).toEqual({
       allowLocalModelServers: false,
+      signupPolicy: 'open',
       updatedAt: null,
     });
     const refused = await createBot(ollama).expect(400);
@@ -317,7 +319,7 @@ describe('admin dashboard endpoints', () => {
     expect((await as(admin).get('/api/admin/settings').expect(200)).body.allowLocalModelServers).toBe(false);
 
     const allowed = await as(admin).patch('/api/admin/settings', { allowLocalModelServers: true }).expect(200);
-    expect(allowed.body).toEqual({ allowLocalModelServers: true, updatedAt: expect.any(String) });
+    expect(allowed.body).toEqual({ allowLocalModelServers: true, signupPolicy: 'open', updatedAt: expect.any(String) });
     await as(admin).patch('/api/admin/settings', { allowLocalModelServers: true }).expect(200);
     const bot = await createBot(ollama).expect(201);
     expect(bot.body.modelSettings).toEqual(ollama);
