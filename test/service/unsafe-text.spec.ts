@@ -53,11 +53,20 @@ function inputs(ids: Ids, other: TestUser): Record<string, Input> {
     'GET /api/admin/runs': { query: { status: 'queued', workspaceId: ids.workspaceId, botId: ids.botId, limit: '10' } },
     'GET /api/admin/users': page,
     'PATCH /api/admin/users/:userId': { body: { isAdmin: true, disabled: true } },
-    'PATCH /api/admin/settings': { body: { allowLocalModelServers: false, environmentModelScope: 'all_workspaces' } },
+    'PATCH /api/admin/settings': {
+      body: { allowLocalModelServers: false, signupPolicy: 'open', environmentModelScope: 'all_workspaces' },
+    },
     'GET /api/admin/workspaces': page,
     'PATCH /api/admin/workspaces/:workspaceId/members/:userId': { body: { role: 'owner' } },
     'POST /api/auth/login': { body: { email: other.email, password: other.password } },
-    'POST /api/auth/signup': { body: { email: `new-${randomUUID()}@example.test`, password: 'a password', displayName: 'New' } },
+    'POST /api/auth/signup': {
+      body: {
+        email: `new-${randomUUID()}@example.test`,
+        password: 'a password',
+        displayName: 'New',
+        invitationToken: 'a'.repeat(43),
+      },
+    },
     'POST /api/auth/tokens': { body: { name: 'a token', workspaceId: ids.workspaceId, expiresInDays: 3 } },
     'PATCH /api/bots/:botId': {
       body: {
@@ -95,6 +104,9 @@ function inputs(ids: Ids, other: TestUser): Record<string, Input> {
       },
     },
     'POST /api/workspaces/:workspaceId/members': { body: { email: other.email, role: 'admin' } },
+    'POST /api/workspaces/:workspaceId/invitations': {
+      body: { email: `invited-${randomUUID()}@example.test`, role: 'admin', expiresInDays: 3 },
+    },
     'PATCH /api/workspaces/:workspaceId/members/:userId': { body: { role: 'owner' } },
   };
 }

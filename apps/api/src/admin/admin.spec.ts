@@ -302,6 +302,7 @@ describe('admin dashboard endpoints', () => {
     const ollama = { baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3' };
     const metadata = { baseUrl: 'http://169.254.169.254/latest' };
 
+    // testApiConfig opens sign-up (LAZYBOY_SIGNUP=open) for every suite.
     expect((await as(admin).get('/api/admin/settings').expect(200)).body).toEqual({
       allowLocalModelServers: false,
       signupPolicy: 'open',

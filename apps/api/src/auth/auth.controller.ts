@@ -42,7 +42,7 @@ export class AuthController {
   @Post('signup')
   @ApiRoute({
     summary:
-      "Create an account and sign in: through an invitation into its workspace, else (open sign-up only) with a personal workspace",
+      'Create an account and sign in: through an invitation into its workspace, else (open sign-up only) with a personal workspace',
     response: meViewSchema,
     status: 201,
     tag,

@@ -139,10 +139,14 @@ export class AuthService implements OnModuleInit {
       throw forbidden('sign-up is closed on this server: ask an administrator for an account', 'signup_closed');
     }
     if (!request.invitationToken && policy === 'invite') {
-      throw forbidden('sign-up needs an invitation on this server: ask a workspace owner for a link', 'signup_invitation_required');
+      throw forbidden(
+        'sign-up needs an invitation on this server: ask a workspace owner for a link',
+        'signup_invitation_required',
+      );
     }
     if (request.invitationToken) await this.invitations.checkForSignup(request.invitationToken, request.email);
-    if (await this.accounts.emailTaken(request.email)) throw request.invitationToken ? acceptRefused('email_taken') : emailTaken();
+    if (await this.accounts.emailTaken(request.email))
+      throw request.invitationToken ? acceptRefused('email_taken') : emailTaken();
     const passwordHash = await hashPassword(request.password);
     const created: { userId: string; workspaceId: string; invitationId?: string } = request.invitationToken
       ? await this.invitations.signUp(

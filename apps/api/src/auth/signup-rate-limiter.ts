@@ -52,11 +52,7 @@ export class SignupRateLimiter {
     const counter = COUNTERS[counted];
     let window: WindowCount;
     try {
-      [window] = await countInWindows(
-        this.redis.client,
-        [`${counter.key}:${sha256Hex(addressKey(ip))}`],
-        SIGNUP_WINDOW_SECONDS,
-      );
+      [window] = await countInWindows(this.redis.client, [`${counter.key}:${sha256Hex(addressKey(ip))}`], SIGNUP_WINDOW_SECONDS);
     } catch (error) {
       this.logger.warn(`${counted} rate limit not applied, redis unavailable: ${(error as Error).message}`);
       return;

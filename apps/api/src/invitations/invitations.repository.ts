@@ -88,9 +88,14 @@ export class InvitationsRepository {
         select: { role: true },
       });
       if (!invitableRoles(inviter?.role ?? null).includes(invitation.role)) return { refused: 'inviter_changed' as const };
-      if ((await tx.membership.count({ where: { workspaceId, user: { email } } })) > 0) return { refused: 'already_member' as const };
+      if ((await tx.membership.count({ where: { workspaceId, user: { email } } })) > 0)
+        return { refused: 'already_member' as const };
       const now = new Date();
-      const open = { workspaceId, acceptedAt: null, revokedAt: null };
+      // Expired ones stay as they are: they say so in the list.
+      const open = { workspaceId, acceptedAt: null, revokedAt: null, expiresAt: { gt: now } };
+      // Refused before anything is written; the ones this one replaces free their places.
+      const others = await tx.invitation.count({ where: { ...open, email: { not: email } } });
+      if (others >= INVITATION_PENDING_LIMIT) return { refused: 'too_many' as const };
       const replaced = (await tx.invitation.findMany({ where: { ...open, email }, select: { id: true } })).map((r) => r.id);
       if (replaced.length > 0) {
         await tx.invitation.updateMany({
@@ -98,8 +103,6 @@ export class InvitationsRepository {
           data: { revokedAt: now, revokedById: invitedById },
         });
       }
-      const pending = await tx.invitation.count({ where: { ...open, expiresAt: { gt: now } } });
-      if (pending >= INVITATION_PENDING_LIMIT) return { refused: 'too_many' as const };
       const created = await tx.invitation.create({ data: invitation, include: withInviter });
       return { row: toRow(created), replaced };
     });

@@ -237,7 +237,12 @@ export function invitableRoles(role: MembershipRole | null): MembershipRole[] {
  * a member) may not send, so that nobody keeps a way back in, or to a higher role, through a link they made
  * before. revokedById stays null: nobody revoked them by hand. Returns how many.
  */
-async function revokeInvitationsBeyond(tx: Tx, workspaceId: string, userId: string, role: MembershipRole | null): Promise<number> {
+async function revokeInvitationsBeyond(
+  tx: Tx,
+  workspaceId: string,
+  userId: string,
+  role: MembershipRole | null,
+): Promise<number> {
   const keep = invitableRoles(role);
   if (keep.length === 3) return 0;
   const revoked = await tx.invitation.updateMany({
