@@ -420,6 +420,18 @@ describe("a workspace's model", () => {
     }
     expect((await api(alice, 'PATCH', workspacePath(), {})).status).toBe(400);
     expect(await stored()).toEqual(before);
+
+    // A key without an endpoint of its own would go wherever the host's model is: refused.
+    const malloryPath = `/api/workspaces/${mallory.workspaceId}`;
+    for (const [method, path, body] of [
+      ['PATCH', malloryPath, { modelApiKey: 'sk-mallory-0000' }],
+      ['PATCH', malloryPath, { modelSettings: { model: 'm' }, modelApiKey: 'sk-mallory-0000' }],
+      ['POST', `${malloryPath}/model/test`, { modelApiKey: 'sk-mallory-0000' }],
+    ] as const) {
+      const res = await api<{ error: { details: { issues: { path: string }[] } } }>(mallory, method, path, body);
+      expect([res.status, res.body.error.details.issues.map((issue) => issue.path)]).toEqual([400, ['modelApiKey']]);
+    }
+    expect((await api<WorkspaceView>(mallory, 'GET', malloryPath)).body.model).toMatchObject({ settings: {}, hasApiKey: false });
   });
 
   it('drops the key when the endpoint changes without a new one, and audits every change without the key', async () => {

@@ -48,6 +48,15 @@ export function assertAllowedModelPath(
 }
 
 /**
+ * A workspace's key is meant for the endpoint its settings name: settings naming none would send it to
+ * whatever endpoint the host's environment names (400 naming the key's field).
+ */
+export function assertKeyHasEndpoint(settings: ModelSettings, field: string): void {
+  if (settings.provider !== undefined || settings.baseUrl !== undefined) return;
+  throw invalidField(field, 'a model key needs a provider or a base URL in the model settings it goes with');
+}
+
+/**
  * Whether the stored key must go: it was meant for the endpoint (provider and base URL) the settings had,
  * so new settings naming another endpoint drop it unless the same request brings a key (or removes it).
  */

@@ -27,7 +27,7 @@ import type { Prisma } from '../persistence/generated/client.js';
 import { hasRole, WorkspaceAccess } from '../tenancy/workspace-access.js';
 import { ModelChain, storedModelSettings, type ModelLinkRow } from './model-chain.js';
 import { ModelKeys } from './model-keys.js';
-import { assertAllowedBaseUrl, assertAllowedModelPath } from './model-settings-rules.js';
+import { assertAllowedBaseUrl, assertAllowedModelPath, assertKeyHasEndpoint } from './model-settings-rules.js';
 import { WorkspaceModelRepository } from './workspace-model.repository.js';
 
 /** The loopback model servers `local-servers` looks for (a provider of its own, so tests can point it elsewhere). */
@@ -139,7 +139,10 @@ export class WorkspaceModelService {
       assertAllowedModelPath(request.modelSettings, policy, 'modelSettings.modelPath');
       workspace = keyFor(request.modelSettings, saved, workspace.apiKey);
     }
-    if (request.modelApiKey !== undefined) workspace = { ...workspace, apiKey: request.modelApiKey };
+    if (request.modelApiKey !== undefined) {
+      assertKeyHasEndpoint(workspace.settings, 'modelApiKey');
+      workspace = { ...workspace, apiKey: request.modelApiKey };
+    }
     const resolution = await this.chain.resolve({ workspaceId, workspace });
     if (!resolution.ok) {
       const { provider, model, baseUrl, source } = resolution.partial;

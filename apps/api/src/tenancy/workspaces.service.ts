@@ -13,7 +13,12 @@ import type { Principal } from '../auth/principal.js';
 import { AuditService, type AuditEntry } from '../audit/audit.service.js';
 import { InstanceSettingsService } from '../instance/instance-settings.service.js';
 import { ModelKeys } from '../model/model-keys.js';
-import { assertAllowedBaseUrl, assertAllowedModelPath, dropsStoredKey } from '../model/model-settings-rules.js';
+import {
+  assertAllowedBaseUrl,
+  assertAllowedModelPath,
+  assertKeyHasEndpoint,
+  dropsStoredKey,
+} from '../model/model-settings-rules.js';
 import {
   mergeWorkspaceModelSettings,
   WorkspaceModelService,
@@ -116,6 +121,7 @@ export class WorkspacesService {
           audits.push(entry('workspace.model_key_remove', { reason: 'endpoint_changed' }));
         }
       }
+      if (sealed) assertKeyHasEndpoint(next ?? workspaceModelSettingsOf(current.modelSettings), 'modelApiKey');
       if (request.modelApiKey === null && hasKey) {
         changes.modelApiKeyCipher = null;
         audits.push(entry('workspace.model_key_remove', { reason: 'removed' }));
