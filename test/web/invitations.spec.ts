@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { BotView, InvitationListView, MeView } from '@lazyboy/contracts';
-import { logIn, type TestUser } from '../../apps/api/src/testing/test-users.js';
+import { logIn, signUp, type TestUser } from '../../apps/api/src/testing/test-users.js';
 import { WebHarness } from './web-harness.js';
 
 // Joining a team from the browser under the product's default sign-up policy (`invite`): the first admin
@@ -147,19 +147,17 @@ describe('invitations in a real browser', () => {
     }
   }, 90_000);
 
-  it('lets a signed-in person with another email see why the invitation is not theirs, and the admin open sign-up', async () => {
+  it('lets the admin open sign-up, and a signed-in person with another email see why the invitation is not theirs', async () => {
     const link = await inviteFromPage(`someone-${randomUUID()}@example.test`);
-    const { context, page } = await harness.newPage({ cookie: admin.cookie, locale: 'en' });
     try {
-      await page.goto(link);
-      await page.getByTestId('invitation-accept').click();
-      expect(await page.getByTestId('invitation-error').innerText()).toBe(
-        'This invitation was sent to another email address. Use the invited email.',
-      );
-
-      await page.goto('/admin');
-      await page.getByTestId('admin-signup-policy').selectOption('open');
-      await page.locator('[data-testid="admin-signup-policy"]:not([disabled])').waitFor();
+      const dashboard = await harness.newPage({ cookie: admin.cookie, locale: 'en' });
+      try {
+        await dashboard.page.goto('/admin');
+        await dashboard.page.getByTestId('admin-signup-policy').selectOption('open');
+        await dashboard.page.locator('[data-testid="admin-settings"][data-signup-policy="open"]').waitFor();
+      } finally {
+        await dashboard.context.close();
+      }
       const visitor = await harness.newPage({ locale: 'en' });
       try {
         await visitor.page.goto('/login');
@@ -168,10 +166,24 @@ describe('invitations in a real browser', () => {
       } finally {
         await visitor.context.close();
       }
+
+      const other = await signUp(harness.service.app.url);
+      const { context, page } = await harness.newPage({ cookie: other.cookie, locale: 'en' });
+      try {
+        await page.goto(link);
+        await page.getByTestId('invitation-accept').click();
+        expect(await page.getByTestId('invitation-error').innerText()).toBe(
+          'This invitation was sent to another email address. Use the invited email.',
+        );
+        // Signing out stays on the link, for the invited person to sign up or in.
+        await page.getByTestId('invitation-sign-out').click();
+        await page.getByTestId('invitation-signup').waitFor();
+      } finally {
+        await context.close();
+      }
     } finally {
       // Back to the default for whatever runs after.
       await harness.service.call(admin, 'PATCH', '/api/admin/settings', { signupPolicy: 'invite' });
-      await context.close();
     }
   }, 90_000);
 });

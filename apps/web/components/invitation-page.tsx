@@ -9,7 +9,6 @@ import { auth, invitations } from '../lib/endpoints';
 import { errorText } from '../lib/error-text';
 import { useT } from '../lib/i18n';
 import { closeRealtime } from '../lib/realtime';
-import { signOut } from '../lib/sign-out';
 import { rememberWorkspace } from '../lib/workspace-choice';
 
 type Loaded =
@@ -94,6 +93,17 @@ function InvitationEnded({ text }: { text: string }) {
   );
 }
 
+/** Signs out and stays on the link: the invitation is for another account, which signs up or in here. */
+async function signOutHere(): Promise<void> {
+  try {
+    await auth.logout();
+  } catch {
+    // Signed out or not, the page shows what it can.
+  }
+  closeRealtime();
+  window.location.reload();
+}
+
 function InvitationValid({ token, preview, me }: { token: string; preview: InvitationPreviewView; me: MeView | null }) {
   const t = useT();
   const [mode, setMode] = useState<'signup' | 'login'>(preview.signupAllowed ? 'signup' : 'login');
@@ -148,7 +158,7 @@ function AcceptAsSignedIn({ token, me }: { token: string; me: MeView }) {
         {busy ? t.pleaseWait : t.invitationAccept}
       </button>
       <p className="login-switch">
-        <button type="button" className="button-link" data-testid="invitation-sign-out" onClick={() => void signOut()}>
+        <button type="button" className="button-link" data-testid="invitation-sign-out" onClick={() => void signOutHere()}>
           {t.invitationOtherAccount}
         </button>
       </p>

@@ -53,7 +53,7 @@ export function AdminInstanceSettings() {
     >
       {error && <ErrorBanner message={error} />}
       {view && (
-        <div className="instance-settings" data-testid="admin-settings">
+        <div className="instance-settings" data-testid="admin-settings" data-signup-policy={view.signupPolicy}>
           <label htmlFor={policyId} className="field-label">
             {t.adminSignupPolicy}
           </label>
