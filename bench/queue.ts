@@ -326,6 +326,8 @@ try {
     LAZYBOY_MODEL_BASE_URL: model.url,
     LAZYBOY_MODEL: model.model,
     OPENAI_API_KEY: 'x',
+    // The bench signs its people up freely.
+    LAZYBOY_SIGNUP: 'open',
   };
   // BENCH_SPLIT=1: two replicas, as a deployment may run them: one serves HTTP (LAZYBOY_RUNNER=false), the
   // other only executes runs. Default: one API process doing both.

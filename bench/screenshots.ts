@@ -55,7 +55,8 @@ try {
     prefix: 'lazyboy-screenshots-',
     database: 'lazyboy_screens',
     script,
-    apiEnv: { LAZYBOY_APP_TOKEN: ADMIN_PASSWORD, LAZYBOY_ADMIN_EMAIL: ADMIN_EMAIL },
+    // Local servers allowed: the workspace's own model is the scripted one, on loopback.
+    apiEnv: { LAZYBOY_APP_TOKEN: ADMIN_PASSWORD, LAZYBOY_ADMIN_EMAIL: ADMIN_EMAIL, LAZYBOY_ALLOW_LOCAL_MODEL_SERVERS: 'true' },
   });
   const { api, web } = stack;
 
@@ -78,7 +79,18 @@ try {
     ['Ada', 'ada'],
   ] as const)
     agents.push(await call<{ id: string }>('POST', `/api/workspaces/${workspaceId}/bots`, { name, avatarSeed: seed }));
-  await signUp(api.url, { displayName: '小美' });
+  const colleague = await signUp(api.url, { displayName: '小美' });
+  await call('POST', `/api/workspaces/${workspaceId}/members`, { email: colleague.email, role: 'admin' });
+  await call('PATCH', `/api/workspaces/${workspaceId}`, {
+    modelSettings: { provider: 'openai-chat', baseUrl: stack.model.url, model: stack.model.model },
+    modelApiKey: `sk-demo-${randomBytes(8).toString('hex')}-4f2a`,
+  });
+  // A second workspace, which the host's model does not serve: its agent has no model yet.
+  const lab = await call<{ id: string }>('POST', '/api/workspaces', { name: '實驗室' });
+  const newcomer = await call<{ id: string }>('POST', `/api/workspaces/${lab.id}/bots`, {
+    name: '新同事',
+    avatarSeed: 'newcomer',
+  });
   const session = await call<{ id: string }>('POST', `/api/bots/${agents[0]!.id}/sessions`, { title: '會議摘要' });
   const posted = await call<{ run: { id: string } }>('POST', `/api/sessions/${session.id}/messages`, {
     text: '幫我整理這週的會議紀錄，列出決議和待辦。',
@@ -126,6 +138,42 @@ try {
   await phone.locator('[data-testid="message"][data-role="assistant"]').last().waitFor();
   await phone.waitForTimeout(500);
   await phone.screenshot({ path: path.join(OUT, 'phone.png') });
+
+  // The settings: the workspace's model (its endpoint's models listed, a test run), members and an
+  // invitation link, an agent's own settings; the link's page as the invited person opens it on a phone.
+  const tall = await (await context({ width: 1440, height: 1500 }, true)).newPage();
+  await tall.goto('/settings');
+  const model = tall.getByTestId('workspace-model');
+  await model.locator('[data-testid="workspace-model-name-list"][data-state="listed"]').waitFor();
+  await model.getByTestId('workspace-model-test').click();
+  await model.getByTestId('model-test-result').waitFor();
+  await tall.waitForTimeout(300);
+  await tall.screenshot({ path: path.join(OUT, 'settings.png') });
+
+  await tall.goto('/settings/members');
+  await tall.getByTestId('invite-email').fill('ming@example.com');
+  await tall.getByTestId('invite-submit').click();
+  const link = await tall.getByTestId('invite-link-url').inputValue();
+  await tall.locator('[data-testid="invitation-row"]').first().waitFor();
+  await tall.waitForTimeout(300);
+  await tall.screenshot({ path: path.join(OUT, 'members.png') });
+
+  await tall.goto(`/agents/${agents[0]!.id}/settings`);
+  await tall.getByTestId('agent-model').waitFor();
+  await tall.waitForTimeout(300);
+  await tall.screenshot({ path: path.join(OUT, 'agent-settings.png') });
+
+  const invited = await (await context({ width: 390, height: 844 }, false)).newPage();
+  await invited.goto(link);
+  await invited.getByTestId('invitation-signup').waitFor();
+  await invited.waitForTimeout(300);
+  await invited.screenshot({ path: path.join(OUT, 'invite.png') });
+
+  await phone.evaluate((id) => window.localStorage.setItem('lazyboy_workspace', id), lab.id);
+  await phone.goto(`/agents/${newcomer.id}`);
+  await phone.getByTestId('model-missing').waitFor();
+  await phone.waitForTimeout(300);
+  await phone.screenshot({ path: path.join(OUT, 'model-missing.png') });
   console.log(`screenshots written to ${path.relative(repoRoot, OUT)}/`);
 } catch (error) {
   console.error(error);

@@ -129,6 +129,8 @@ export async function startProductStack(options: {
         LAZYBOY_MODEL_BASE_URL: model.url,
         LAZYBOY_MODEL: model.model,
         OPENAI_API_KEY: 'x',
+        // The benches sign their people up freely.
+        LAZYBOY_SIGNUP: 'open',
         ...options.apiEnv,
       },
       path.join(services.root, 'api.log'),

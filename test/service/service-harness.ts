@@ -6,7 +6,7 @@ import type { PostMessageResponse, RealtimeAck, RealtimeEvent, RealtimeRoom, Run
 import { ScriptedModelServer, type Script } from '@lazyboy/model';
 import { io, type Socket } from 'socket.io-client';
 import type { ApiConfig } from '../../apps/api/src/config/api-config.js';
-import { startTestApp, type TestApp } from '../../apps/api/src/testing/test-app.js';
+import { startTestApp, type ProviderOverride, type TestApp } from '../../apps/api/src/testing/test-app.js';
 import { createIsolatedDatabase, type IsolatedDatabase } from '../../apps/api/src/testing/test-database.js';
 import { testApiConfig } from '../../apps/api/src/testing/test-config.js';
 import { signUp, type TestUser } from '../../apps/api/src/testing/test-users.js';
@@ -23,7 +23,11 @@ export class ServiceHarness {
   database!: IsolatedDatabase;
   readonly homes = mkdtempSync(path.join(os.tmpdir(), 'lazyboy-service-'));
 
-  async start(script: Script, overrides: Partial<Record<keyof ApiConfig, string>> = {}): Promise<void> {
+  async start(
+    script: Script,
+    overrides: Partial<Record<keyof ApiConfig, string>> = {},
+    providers: ProviderOverride[] = [],
+  ): Promise<void> {
     chmodSync(this.homes, 0o755);
     this.database = await createIsolatedDatabase();
     this.model = await ScriptedModelServer.start(script);
@@ -32,7 +36,7 @@ export class ServiceHarness {
     process.env.LAZYBOY_MODEL_BASE_URL = this.model.url;
     process.env.LAZYBOY_MODEL = this.model.model;
     process.env.OPENAI_API_KEY = 'scripted-key';
-    this.app = await startTestApp(this.config(overrides));
+    this.app = await startTestApp(this.config(overrides), providers);
   }
 
   config(overrides: Partial<Record<keyof ApiConfig, string>> = {}): ApiConfig {
@@ -43,6 +47,9 @@ export class ServiceHarness {
       // Each Jest worker has its own range of X display numbers (suites run desktops in parallel).
       LAZYBOY_DISPLAY_BASE_FROM: String(1_000 + Number(process.env.JEST_WORKER_ID ?? 0) * 1_000 + 900),
       TEAM_SCREEN_LIMIT: '2',
+      // Suites sign up many people, each in a workspace of their own, all served by the scripted model in
+      // the environment; test/service/workspace-models.spec.ts tests the default (the first workspace only).
+      LAZYBOY_ENVIRONMENT_MODEL_SCOPE: 'all_workspaces',
       ...overrides,
     });
   }

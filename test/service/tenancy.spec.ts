@@ -20,6 +20,7 @@ interface AliceIds {
   runId: string;
   userId: string;
   tokenId: string;
+  invitationId: string;
 }
 
 type Body = Record<string, unknown> | null;
@@ -57,21 +58,30 @@ function bodies(bob: TestUser): Record<string, Body> {
     'GET /api/sessions/:sessionId/messages': null,
     'POST /api/sessions/:sessionId/messages': { text: 'a message from Bob', clientNonce: `bob-${randomUUID()}` },
     'GET /api/workspaces/:workspaceId': null,
-    'PATCH /api/workspaces/:workspaceId': { name: 'Taken over by Bob' },
+    'PATCH /api/workspaces/:workspaceId': { name: 'Taken over by Bob', modelApiKey: 'sk-bob-0000' },
     'GET /api/workspaces/:workspaceId/bots': null,
     'POST /api/workspaces/:workspaceId/bots': { name: `Bob's bot ${randomUUID().slice(0, 8)}` },
     'GET /api/workspaces/:workspaceId/computers': null,
     'GET /api/workspaces/:workspaceId/runs/active': null,
     'GET /api/workspaces/:workspaceId/members': null,
+    'GET /api/workspaces/:workspaceId/model/models': null,
+    'POST /api/workspaces/:workspaceId/model/test': {},
+    'GET /api/workspaces/:workspaceId/model/local-servers': null,
     'POST /api/workspaces/:workspaceId/members': { email: bob.email, role: 'owner' },
     'PATCH /api/workspaces/:workspaceId/members/:userId': { role: 'member' },
     'DELETE /api/workspaces/:workspaceId/members/:userId': null,
+    'GET /api/workspaces/:workspaceId/invitations': null,
+    'POST /api/workspaces/:workspaceId/invitations': { email: bob.email, role: 'owner' },
+    'DELETE /api/workspaces/:workspaceId/invitations/:invitationId': null,
+    // The token is the capability: Bob tries the id of Alice's invitation (all he could have seen) as one.
+    'POST /api/invitations/:token/accept': null,
   };
 }
 
 /** Alice's id for a path parameter, or undefined when the parameter names nothing this suite knows. */
 function aliceIdFor(route: ApiRouteSummary, param: string, alice: AliceIds): string | undefined {
   if (param === 'id' && route.path.startsWith('/api/auth/tokens/')) return alice.tokenId;
+  if (param === 'token' && route.path.startsWith('/api/invitations/')) return alice.invitationId;
   if (param in alice && param !== 'tokenId') return alice[param as keyof AliceIds];
   return undefined;
 }
@@ -115,6 +125,10 @@ describe('cross-workspace isolation', () => {
       .post(`/api/sessions/${session.body.id}/messages`, { text: 'my secret plan', clientNonce: `alice-${randomUUID()}` })
       .expect(202);
     const token = await as(alice.cookie).post('/api/auth/tokens', { name: "Alice's token" }).expect(201);
+    // For Bob's own email: a leak would let him in.
+    const invitation = await as(alice.cookie)
+      .post(`/api/workspaces/${alice.workspaceId}/invitations`, { email: bob.email, role: 'owner' })
+      .expect(201);
     ids = {
       workspaceId: alice.workspaceId,
       botId: bot.body.id,
@@ -122,6 +136,7 @@ describe('cross-workspace isolation', () => {
       runId: posted.body.run.id,
       userId: alice.userId,
       tokenId: token.body.id,
+      invitationId: invitation.body.id,
     };
     bobToken = (await as(bob.cookie).post('/api/auth/tokens', { name: "Bob's token" }).expect(201)).body.token;
   });
@@ -190,7 +205,12 @@ describe('cross-workspace isolation', () => {
     const bot = await alicesView.get(`/api/bots/${ids.botId}`).expect(200);
     expect(bot.body.name).toBe(botName);
     const workspace = await alicesView.get(`/api/workspaces/${ids.workspaceId}`).expect(200);
-    expect(workspace.body).toMatchObject({ name: expect.not.stringContaining('Bob'), memberCount: 1, role: 'owner' });
+    expect(workspace.body).toMatchObject({
+      name: expect.not.stringContaining('Bob'),
+      memberCount: 1,
+      role: 'owner',
+      model: { hasApiKey: false },
+    });
     const members = await alicesView.get(`/api/workspaces/${ids.workspaceId}/members`).expect(200);
     expect(members.body.items).toEqual([expect.objectContaining({ userId: alice.userId, role: 'owner' })]);
     const bots = await alicesView.get(`/api/workspaces/${ids.workspaceId}/bots`).expect(200);
@@ -204,6 +224,10 @@ describe('cross-workspace isolation', () => {
     expect(run.body).toMatchObject({ status: 'queued', cancelRequested: false });
     const tokens = await alicesView.get('/api/auth/tokens').expect(200);
     expect(tokens.body.items.map((t: { id: string }) => t.id)).toContain(ids.tokenId);
+    const invitations = await alicesView.get(`/api/workspaces/${ids.workspaceId}/invitations`).expect(200);
+    expect(invitations.body.items).toEqual([
+      expect.objectContaining({ id: ids.invitationId, status: 'pending', role: 'owner', email: bob.email }),
+    ]);
   });
 
   it("never lists Alice's data to Bob", async () => {
@@ -215,6 +239,8 @@ describe('cross-workspace isolation', () => {
     expect(me.body.workspaces.map((w: { id: string }) => w.id)).toEqual([bob.workspaceId]);
     const bots = await as(bob.cookie).get(`/api/workspaces/${bob.workspaceId}/bots`).expect(200);
     expect(bots.body).toEqual([]);
+    const invitations = await as(bob.cookie).get(`/api/workspaces/${bob.workspaceId}/invitations`).expect(200);
+    expect(invitations.body.items).toEqual([]);
   });
 
   it('answers Bob 403 FORBIDDEN on every admin route', async () => {

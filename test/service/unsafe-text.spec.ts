@@ -40,17 +40,33 @@ interface Input {
 /** A valid input for every route that takes one, keyed `METHOD path`; every text field filled. */
 function inputs(ids: Ids, other: TestUser): Record<string, Input> {
   const page = { query: { before: randomUUID(), limit: '10' } };
+  const workspaceModel = {
+    provider: 'local-gguf',
+    baseUrl: 'http://192.0.2.1/v1',
+    model: 'm',
+    temperature: 0.5,
+    modelPath: '/models/m.gguf',
+  };
   return {
     'GET /api/admin/audit': { query: { action: 'login', workspaceId: ids.workspaceId, limit: '10' } },
     'GET /api/admin/computers': { query: { workspaceId: ids.workspaceId, limit: '10' } },
     'GET /api/admin/runs': { query: { status: 'queued', workspaceId: ids.workspaceId, botId: ids.botId, limit: '10' } },
     'GET /api/admin/users': page,
     'PATCH /api/admin/users/:userId': { body: { isAdmin: true, disabled: true } },
-    'PATCH /api/admin/settings': { body: { allowLocalModelServers: false } },
+    'PATCH /api/admin/settings': {
+      body: { allowLocalModelServers: false, signupPolicy: 'open', environmentModelScope: 'all_workspaces' },
+    },
     'GET /api/admin/workspaces': page,
     'PATCH /api/admin/workspaces/:workspaceId/members/:userId': { body: { role: 'owner' } },
     'POST /api/auth/login': { body: { email: other.email, password: other.password } },
-    'POST /api/auth/signup': { body: { email: `new-${randomUUID()}@example.test`, password: 'a password', displayName: 'New' } },
+    'POST /api/auth/signup': {
+      body: {
+        email: `new-${randomUUID()}@example.test`,
+        password: 'a password',
+        displayName: 'New',
+        invitationToken: 'a'.repeat(43),
+      },
+    },
     'POST /api/auth/tokens': { body: { name: 'a token', workspaceId: ids.workspaceId, expiresInDays: 3 } },
     'PATCH /api/bots/:botId': {
       body: {
@@ -73,7 +89,11 @@ function inputs(ids: Ids, other: TestUser): Record<string, Input> {
     'POST /api/viewer/control-check': { body: { holds: [{ screenId: randomUUID(), userId: ids.userId }] } },
     'POST /api/viewer/redeem': { body: { ticket: 'a-ticket' } },
     'POST /api/workspaces': { body: { name: 'another' } },
-    'PATCH /api/workspaces/:workspaceId': { body: { name: 'renamed' } },
+    'PATCH /api/workspaces/:workspaceId': {
+      body: { name: 'renamed', timezone: 'UTC', modelSettings: workspaceModel, modelApiKey: 'sk-new' },
+    },
+    'GET /api/workspaces/:workspaceId/model/models': { query: { provider: 'openai-chat', baseUrl: 'http://192.0.2.1/v1' } },
+    'POST /api/workspaces/:workspaceId/model/test': { body: { modelSettings: workspaceModel, modelApiKey: 'sk-test' } },
     'POST /api/workspaces/:workspaceId/bots': {
       body: {
         name: 'a bot',
@@ -84,6 +104,9 @@ function inputs(ids: Ids, other: TestUser): Record<string, Input> {
       },
     },
     'POST /api/workspaces/:workspaceId/members': { body: { email: other.email, role: 'admin' } },
+    'POST /api/workspaces/:workspaceId/invitations': {
+      body: { email: `invited-${randomUUID()}@example.test`, role: 'admin', expiresInDays: 3 },
+    },
     'PATCH /api/workspaces/:workspaceId/members/:userId': { body: { role: 'owner' } },
   };
 }

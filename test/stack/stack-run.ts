@@ -40,6 +40,8 @@ export function stackEnv(extra: NodeJS.ProcessEnv = {}, given?: string): { dataD
     LAZYBOY_PG_PORT: '0',
     LAZYBOY_REDIS_PORT: '0',
     LAZYBOY_APP_TOKEN: '',
+    // The suites sign their people up freely; `up` hands the policy to the API (an apiEnvSchema variable).
+    LAZYBOY_SIGNUP: 'open',
     ...extra,
   };
   return { dataDir, env };

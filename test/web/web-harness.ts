@@ -2,8 +2,11 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { MODEL_ENV_VARIABLES } from '@lazyboy/contracts';
 import type { Script } from '@lazyboy/model';
 import { ManagedProcess, findFreePort, repoRoot, waitForHttp } from '@lazyboy/localstack';
+import type { ApiConfig } from '../../apps/api/src/config/api-config.js';
+import type { ProviderOverride } from '../../apps/api/src/testing/test-app.js';
 import { TEST_INTERNAL_SECRET } from '../../apps/api/src/testing/test-config.js';
 import { ServiceHarness } from '../service/service-harness.js';
 import { addSessionCookie, launchChromium } from '../support/browser.js';
@@ -27,10 +30,21 @@ export class WebHarness {
     return path.join(this.logs, 'web.log');
   }
 
-  async start(script: Script): Promise<void> {
+  /**
+   * `api`: configuration of the API beyond the test defaults (a sign-up policy, the first admin).
+   * `environmentModel: false`: the host names no model (a fresh install), so only settings made in the
+   * pages serve the agents. `providers`: the API's providers replaced (the local model servers it finds).
+   */
+  async start(
+    script: Script,
+    api: Partial<Record<keyof ApiConfig, string>> = {},
+    options: { environmentModel?: boolean; providers?: ProviderOverride[] } = {},
+  ): Promise<void> {
     if (!existsSync(WEB_SERVER) || !existsSync(WEB_BUILD))
       throw new Error('the web app is not built: run `npm run build` (./lazyboy test builds it)');
-    await this.service.start(script);
+    await this.service.start(script, api, options.providers);
+    // The API reads the host's model variables on every use; the next harness sets them again.
+    if (options.environmentModel === false) for (const name of MODEL_ENV_VARIABLES) delete process.env[name];
     const port = await findFreePort();
     this.web = new ManagedProcess({
       name: 'web',

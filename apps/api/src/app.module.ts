@@ -8,8 +8,10 @@ import { ComputersModule } from './computers/computers.module.js';
 import { API_CONFIG, type ApiConfig } from './config/api-config.js';
 import { HealthModule } from './health/health.module.js';
 import { InstanceSettingsModule } from './instance/instance-settings.module.js';
+import { InvitationsModule } from './invitations/invitations.module.js';
 import { LeadershipModule } from './leadership/leadership.module.js';
 import { MemoryModule } from './memory/memory.module.js';
+import { ModelModule } from './model/model.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
 import { PersistenceModule } from './persistence/persistence.module.js';
 import { RealtimeModule } from './realtime/realtime.module.js';
@@ -35,6 +37,7 @@ export class AppModule {
         TenancyCoreModule,
         AuditModule,
         InstanceSettingsModule,
+        ModelModule,
         LeadershipModule,
         RealtimeModule.forRoot(AuthModule),
         // Features
@@ -42,6 +45,7 @@ export class AppModule {
         AccountsModule,
         AuthModule,
         WorkspacesModule,
+        InvitationsModule,
         BotsModule,
         SessionsModule,
         RunsModule,

@@ -36,4 +36,5 @@ Local stack:
 ${envLines(stackEnvSchema.shape)}
   LAZYBOY_APP_TOKEN          first admin's password (generated and kept in the data directory when unset)
   LAZYBOY_ADMIN_EMAIL        ${apiEnvSchema.shape.LAZYBOY_ADMIN_EMAIL.description ?? ''}
+  LAZYBOY_SIGNUP             ${apiEnvSchema.shape.LAZYBOY_SIGNUP.description ?? ''}
 `;

@@ -1,14 +1,18 @@
 import type { Metadata, Viewport } from 'next';
-import { cookies } from 'next/headers';
+import { cookies, headers } from 'next/headers';
 import type { ReactNode } from 'react';
-import { DEFAULT_LOCALE, LOCALE_COOKIE, isLocale, messages, type Locale } from '../locales';
+import { DEFAULT_LOCALE, LOCALE_COOKIE, isLocale, localeFromAcceptLanguage, messages, type Locale } from '../locales';
 import { I18nProvider } from '../lib/i18n';
 import './globals.css';
 
-/** The language chosen with the user menu (a cookie), else the default: read per request, never from the build. */
+/**
+ * The language chosen with the user menu (a cookie), else the browser's (someone opening an invitation
+ * link for the first time), else the default: read per request, never from the build.
+ */
 async function requestLocale(): Promise<Locale> {
   const chosen = (await cookies()).get(LOCALE_COOKIE)?.value;
-  return isLocale(chosen) ? chosen : DEFAULT_LOCALE;
+  if (isLocale(chosen)) return chosen;
+  return localeFromAcceptLanguage((await headers()).get('accept-language')) ?? DEFAULT_LOCALE;
 }
 
 export async function generateMetadata(): Promise<Metadata> {

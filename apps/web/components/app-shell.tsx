@@ -67,6 +67,7 @@ export function AppShell({ children }: { children: ReactNode }) {
       key={workspace.id}
       me={me}
       workspace={workspace}
+      onRefreshMe={retry}
       onSelectWorkspace={(id) => {
         const next = me.workspaces.find((w) => w.id === id);
         if (!next) return;
@@ -83,11 +84,12 @@ interface WorkspaceShellProps {
   me: ShellValue['me'];
   workspace: WorkspaceSummaryView;
   onSelectWorkspace(workspaceId: string): void;
+  onRefreshMe(): void;
   children: ReactNode;
 }
 
 /** Everything of one workspace; remounted (state dropped) when the person switches workspace. */
-function WorkspaceShell({ me, workspace, onSelectWorkspace, children }: WorkspaceShellProps) {
+function WorkspaceShell({ me, workspace, onSelectWorkspace, onRefreshMe, children }: WorkspaceShellProps) {
   const t = useT();
   const router = useRouter();
   const pathname = usePathname();
@@ -160,8 +162,10 @@ function WorkspaceShell({ me, workspace, onSelectWorkspace, children }: Workspac
         if (!options?.keepPage) router.push('/');
       },
       openDrawer: () => setDrawerOpen(true),
+      refreshMe: onRefreshMe,
+      reloadBots: () => void load(),
     }),
-    [me, workspace, bots, runs, onSelectWorkspace, router],
+    [me, workspace, bots, runs, onSelectWorkspace, onRefreshMe, router, load],
   );
 
   return (

@@ -1,5 +1,6 @@
 'use client';
 
+import { useRouter } from 'next/navigation';
 import type { BotView } from '@lazyboy/contracts';
 import { agentStatusLabel } from '../lib/agent-status-label';
 import { botStatus } from '../lib/bot-status';
@@ -20,6 +21,7 @@ interface ChatHeaderProps {
 
 export function ChatHeader({ bot, computerOpen, onToggleComputer, onRename, onDelete }: ChatHeaderProps) {
   const t = useT();
+  const router = useRouter();
   const { runs } = useShell();
   const connection = useConnectionState();
   const status = botStatus(runs, bot.id);
@@ -51,6 +53,9 @@ export function ChatHeader({ bot, computerOpen, onToggleComputer, onRename, onDe
           <span className="label-wide">{t.computer}</span>
         </button>
         <Menu trigger="⋯" label={t.agentActions} testId="agent-menu" className="menu-right">
+          <button type="button" data-testid="agent-settings-link" onClick={() => router.push(`/agents/${bot.id}/settings`)}>
+            {t.agentSettings}
+          </button>
           <button type="button" data-testid="agent-rename" onClick={onRename}>
             {t.renameAgent}
           </button>

@@ -16,6 +16,7 @@ import { BusyLine } from './busy-line';
 import { Composer } from './composer';
 import { ErrorBanner } from './error-banner';
 import { MessageList } from './message-list';
+import { ModelMissingNotice } from './model-missing-notice';
 import { PendingQuestion } from './pending-question';
 import { PlanChecklist } from './plan-checklist';
 
@@ -90,6 +91,7 @@ export function ChatView({ bot, sessionId, createSession, onActivity, onOpenComp
           <PendingQuestion question={question} onAnswer={chat.send} onOpenComputer={onOpenComputer} onHandBack={onHandBack} />
         )}
         <BusyLine status={status} />
+        {!run && <ModelMissingNotice bot={bot} />}
       </MessageList>
       <Composer
         onSend={chat.send}

@@ -2,7 +2,7 @@
 
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { useRouter } from 'next/navigation';
-import { PASSWORD_MIN_LENGTH } from '@lazyboy/contracts';
+import { PASSWORD_MIN_LENGTH, type SignupPolicy } from '@lazyboy/contracts';
 import { fill } from '../locales';
 import { ApiError } from '../lib/api';
 import { auth } from '../lib/endpoints';
@@ -12,7 +12,10 @@ import { closeRealtime } from '../lib/realtime';
 
 type Mode = 'login' | 'signup';
 
-/** Sign in, or create an account (which comes with a personal workspace and signs in too). */
+/**
+ * Sign in, or (when the server's sign-up policy is `open`) create an account, which comes with a personal
+ * workspace and signs in too. Under `invite` people sign up through their invitation's link instead.
+ */
 export function LoginForm() {
   const t = useT();
   const router = useRouter();
@@ -22,7 +25,18 @@ export function LoginForm() {
   const [displayName, setDisplayName] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  // Unknown until the API says: no sign-up offered meanwhile (a refused one would say why anyway).
+  const [policy, setPolicy] = useState<SignupPolicy | null>(null);
   const ids = { email: useId(), password: useId(), name: useId() };
+
+  useEffect(() => {
+    const abort = new AbortController();
+    auth
+      .signupPolicy(abort.signal)
+      .then((view) => setPolicy(view.signup))
+      .catch(() => undefined);
+    return () => abort.abort();
+  }, []);
 
   // Already signed in (a bookmark to /login, the back button): straight to the app.
   useEffect(() => {
@@ -110,20 +124,27 @@ export function LoginForm() {
         <button type="submit" className="button button-primary button-wide" data-testid="login-submit" disabled={busy}>
           {busy ? t.pleaseWait : signup ? t.signupSubmit : t.loginSubmit}
         </button>
-        <p className="login-switch">
-          {signup ? t.haveAccount : t.noAccount}{' '}
-          <button
-            type="button"
-            className="button-link"
-            data-testid="login-toggle-mode"
-            onClick={() => {
-              setMode(signup ? 'login' : 'signup');
-              setError(null);
-            }}
-          >
-            {signup ? t.switchToLogin : t.switchToSignup}
-          </button>
-        </p>
+        {policy === 'invite' && !signup && (
+          <p className="login-switch" data-testid="signup-needs-invitation">
+            {t.signupNeedsInvitation}
+          </p>
+        )}
+        {(policy === 'open' || signup) && (
+          <p className="login-switch">
+            {signup ? t.haveAccount : t.noAccount}{' '}
+            <button
+              type="button"
+              className="button-link"
+              data-testid="login-toggle-mode"
+              onClick={() => {
+                setMode(signup ? 'login' : 'signup');
+                setError(null);
+              }}
+            >
+              {signup ? t.switchToLogin : t.switchToSignup}
+            </button>
+          </p>
+        )}
       </form>
     </main>
   );

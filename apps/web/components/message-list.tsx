@@ -7,6 +7,7 @@ import { formatMessageTime } from '../lib/format';
 import { useLocale, useT } from '../lib/i18n';
 import { Blobatar } from './blobatar';
 import { MessageText } from './message-text';
+import { RunNotice } from './run-notice';
 
 interface MessageListProps {
   bot: BotView;
@@ -83,12 +84,13 @@ export function MessageList({
             data-role={message.role}
             data-message-id={message.id}
             data-progress={message.progress ? 'true' : undefined}
+            data-notice={message.notice?.code}
           >
             {message.role === 'assistant' && <Blobatar seed={bot.avatarSeed} size={28} className="message-avatar" />}
             <div className="message-body">
               {message.progress && <span className="message-kicker">{t.progressNote}</span>}
               <div className="bubble">
-                <MessageText text={message.text} />
+                {message.notice ? <RunNotice notice={message.notice} botId={bot.id} /> : <MessageText text={message.text} />}
               </div>
               <time className="message-meta" dateTime={message.createdAt}>
                 {formatMessageTime(message.createdAt, locale)}

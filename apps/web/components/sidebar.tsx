@@ -1,6 +1,7 @@
 'use client';
 
 import Link from 'next/link';
+import { usePathname } from 'next/navigation';
 import { useT } from '../lib/i18n';
 import { useShell } from '../lib/shell-context';
 import { AgentList } from './agent-list';
@@ -12,6 +13,7 @@ import { WorkspaceSwitcher } from './workspace-switcher';
 export function Sidebar({ onClose }: { onClose(): void }) {
   const t = useT();
   const { me } = useShell();
+  const pathname = usePathname();
   return (
     <aside className="sidebar" data-testid="sidebar" aria-label={t.sidebarLabel}>
       <div className="sidebar-head">
@@ -24,6 +26,24 @@ export function Sidebar({ onClose }: { onClose(): void }) {
         </button>
       </div>
       <WorkspaceSwitcher />
+      <nav className="sidebar-nav" aria-label={t.workspace}>
+        <Link
+          href="/settings"
+          className="sidebar-link"
+          data-testid="settings-link"
+          aria-current={pathname === '/settings' ? 'page' : undefined}
+        >
+          {t.settingsLink}
+        </Link>
+        <Link
+          href="/settings/members"
+          className="sidebar-link"
+          data-testid="members-link"
+          aria-current={pathname === '/settings/members' ? 'page' : undefined}
+        >
+          {t.membersLink}
+        </Link>
+      </nav>
       <div className="sidebar-section">
         <h2 className="sidebar-title">{t.agents}</h2>
         <NewAgentForm />

@@ -13,6 +13,7 @@ function message(id: string, second: number, extra: Partial<MessageView> = {}): 
     authorUserId: null,
     botId: null,
     runId: null,
+    notice: null,
     createdAt: `2026-01-01T00:00:${String(second).padStart(2, '0')}.000Z`,
     ...extra,
   };

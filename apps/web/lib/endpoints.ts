@@ -8,7 +8,20 @@ import type {
   BotComputerView,
   BotView,
   CreateBotRequest,
+  CreateInvitationRequest,
+  CreatedInvitationView,
+  InvitationListView,
+  InvitationPreviewView,
+  InstanceSettingsView,
+  LocalModelServerListView,
   LoginRequest,
+  MemberListView,
+  MemberView,
+  MembershipRole,
+  ModelListQuery,
+  ModelListView,
+  ModelTestRequest,
+  ModelTestView,
   MeView,
   MessageView,
   PostMessageRequest,
@@ -17,13 +30,18 @@ import type {
   RunStatus,
   RunView,
   SessionView,
+  SignupPolicyView,
   SignupRequest,
   PersonTypeResponse,
   TakeoverResponse,
   UpdateAdminUserRequest,
   UpdateBotRequest,
+  UpdateInstanceSettingsRequest,
+  UpdateWorkspaceRequest,
   ViewerTicketRequest,
   ViewerTicketResponse,
+  WorkspaceSummaryView,
+  WorkspaceView,
 } from '@lazyboy/contracts';
 import { apiRequest } from './api';
 
@@ -47,8 +65,57 @@ export interface MessagePage {
 export const auth = {
   me: (signal?: AbortSignal) => apiRequest<MeView>('/api/auth/me', { signal }),
   login: (body: LoginRequest) => apiRequest<MeView>('/api/auth/login', { method: 'POST', body }),
+  /** Through an invitation (its token in the body) the account joins its workspace; else open sign-up only. */
   signup: (body: SignupRequest) => apiRequest<MeView>('/api/auth/signup', { method: 'POST', body }),
+  /** Who may sign up here: invite, open or closed. */
+  signupPolicy: (signal?: AbortSignal) => apiRequest<SignupPolicyView>('/api/auth/signup', { signal }),
   logout: () => apiRequest<void>('/api/auth/logout', { method: 'POST' }),
+};
+
+export const workspaces = {
+  get: (workspaceId: string, signal?: AbortSignal) => apiRequest<WorkspaceView>(`/api/workspaces/${id(workspaceId)}`, { signal }),
+  /** Admins and owners. */
+  update: (workspaceId: string, body: UpdateWorkspaceRequest) =>
+    apiRequest<WorkspaceView>(`/api/workspaces/${id(workspaceId)}`, { method: 'PATCH', body }),
+  members: (workspaceId: string, signal?: AbortSignal) =>
+    apiRequest<MemberListView>(`/api/workspaces/${id(workspaceId)}/members`, { signal }),
+  /** CONFLICT last_owner when it would leave the workspace without an owner. */
+  changeRole: (workspaceId: string, userId: string, role: MembershipRole) =>
+    apiRequest<MemberView>(`/api/workspaces/${id(workspaceId)}/members/${id(userId)}`, { method: 'PATCH', body: { role } }),
+  /** The caller's own id leaves the workspace. */
+  removeMember: (workspaceId: string, userId: string) =>
+    apiRequest<void>(`/api/workspaces/${id(workspaceId)}/members/${id(userId)}`, { method: 'DELETE' }),
+};
+
+/** A workspace's model checks (owners and admins); its settings change through workspaces.update. */
+export const workspaceModel = {
+  /** The models an endpoint lists; the saved settings' endpoint without a query. A failure is in the answer. */
+  models: (workspaceId: string, endpoint: ModelListQuery, signal?: AbortSignal) =>
+    apiRequest<ModelListView>(
+      `/api/workspaces/${id(workspaceId)}/model/models${query({ provider: endpoint.provider, baseUrl: endpoint.baseUrl })}`,
+      { signal },
+    ),
+  /** One small real request; the provider's own error text is in the answer. */
+  test: (workspaceId: string, body: ModelTestRequest) =>
+    apiRequest<ModelTestView>(`/api/workspaces/${id(workspaceId)}/model/test`, { method: 'POST', body }),
+  localServers: (workspaceId: string, signal?: AbortSignal) =>
+    apiRequest<LocalModelServerListView>(`/api/workspaces/${id(workspaceId)}/model/local-servers`, { signal }),
+};
+
+export const invitations = {
+  /** Admins and owners: pending ones first, then the latest ended ones; never their tokens. */
+  list: (workspaceId: string, signal?: AbortSignal) =>
+    apiRequest<InvitationListView>(`/api/workspaces/${id(workspaceId)}/invitations`, { signal }),
+  /** The answer holds the link's token: the only time it is shown. */
+  create: (workspaceId: string, body: CreateInvitationRequest) =>
+    apiRequest<CreatedInvitationView>(`/api/workspaces/${id(workspaceId)}/invitations`, { method: 'POST', body }),
+  revoke: (workspaceId: string, invitationId: string) =>
+    apiRequest<void>(`/api/workspaces/${id(workspaceId)}/invitations/${id(invitationId)}`, { method: 'DELETE' }),
+  /** Anyone holding the link; NOT_FOUND for a token that never was one. */
+  preview: (token: string, signal?: AbortSignal) =>
+    apiRequest<InvitationPreviewView>(`/api/invitations/${id(token)}`, { signal }),
+  /** The signed-in person joins (the invitation must be for their account's email). */
+  accept: (token: string) => apiRequest<WorkspaceSummaryView>(`/api/invitations/${id(token)}/accept`, { method: 'POST' }),
 };
 
 export const bots = {
@@ -133,4 +200,7 @@ export const admin = {
   runs: (status: RunStatus | undefined, signal?: AbortSignal) =>
     apiRequest<AdminRunListView>(`/api/admin/runs${query({ status, limit: 200 })}`, { signal }),
   stopRun: (runId: string) => apiRequest<RunView>(`/api/admin/runs/${id(runId)}/stop`, { method: 'POST' }),
+  settings: (signal?: AbortSignal) => apiRequest<InstanceSettingsView>('/api/admin/settings', { signal }),
+  updateSettings: (body: UpdateInstanceSettingsRequest) =>
+    apiRequest<InstanceSettingsView>('/api/admin/settings', { method: 'PATCH', body }),
 };

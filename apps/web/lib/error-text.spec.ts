@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { apiErrorReasonSchema, type ApiErrorBody, type ApiErrorReason } from '@lazyboy/contracts';
 import { messages } from '../locales/index.js';
 import { ApiError, apiRequest } from './api.js';
-import { CONFLICT_TEXT, errorText } from './error-text.js';
+import { REASON_TEXT, errorText } from './error-text.js';
 
 const zh = messages('zh-TW');
 const en = messages('en');
@@ -63,10 +63,27 @@ describe('errorText', () => {
     expect(errorText(fromApi, zh)).toBe('輸入內容有誤：name、members.0.email');
   });
 
+  it('names the fields of the settings forms as the page labels them', () => {
+    const issues = [
+      { path: 'modelSettings.baseUrl', message: 'the base URL is on loopback' },
+      { path: 'timezone', message: 'not an IANA time zone name' },
+    ];
+    expect(errorText(invalid({ issues }), zh)).toBe('輸入內容有誤：端點網址（Base URL）、時區');
+    expect(errorText(invalid({ issues: [{ path: 'modelApiKey', message: 'x' }] }), en)).toBe('Some input is not valid: API key');
+  });
+
   it('says the input is wrong without field names when the details name none', () => {
     for (const details of [undefined, null, 'x', { issues: 'x' }, { issues: [{ path: '', message: 'Expected object' }] }]) {
       expect(errorText(invalid(details), zh)).toBe(zh.errorValidation);
     }
+  });
+
+  it("shows a refusal's reason in the person's language, and a refusal without one as not allowed", () => {
+    const refused = (reason?: ApiErrorReason) => new ApiError('FORBIDDEN', 'sign-up needs an invitation', 403, { reason });
+    expect(errorText(refused('signup_invitation_required'), zh)).toBe(zh.errorSignupInvitationRequired);
+    expect(errorText(refused('signup_closed'), en)).toBe(en.errorSignupClosed);
+    expect(errorText(refused(), zh)).toBe(zh.errorForbidden);
+    expect(errorText(refused('made_up' as ApiErrorReason), en)).toBe(en.errorForbidden);
   });
 
   it('localizes a bad request and anything that is no API error', () => {
@@ -82,6 +99,6 @@ describe('errorText', () => {
         expect(text).not.toBe(t.errorConflict);
       }
     }
-    expect(new Set(Object.values(CONFLICT_TEXT)).size).toBe(apiErrorReasonSchema.options.length);
+    expect(new Set(Object.values(REASON_TEXT)).size).toBe(apiErrorReasonSchema.options.length);
   });
 });

@@ -4,9 +4,9 @@ import { ApiError } from './api';
 
 /**
  * What to tell the person about a failed request, in their language. The API's English message is never
- * shown: a conflict gets the text of its reason (the generic conflict text when it has none, or one this
- * build does not know), refused input names the bad fields from the API's details, every other failure
- * gets its code's text.
+ * shown: a conflict or a refusal with a reason gets the text of its reason (a conflict without one, or with
+ * one this build does not know, the generic conflict text; a refusal the generic "not allowed"), refused
+ * input names the bad fields from the API's details, every other failure gets its code's text.
  */
 export function errorText(error: unknown, t: Messages): string {
   if (!(error instanceof ApiError)) return t.errorUnexpected;
@@ -23,20 +23,20 @@ export function errorText(error: unknown, t: Messages): string {
     case 'NOT_FOUND':
       return t.errorNotFound;
     case 'FORBIDDEN':
-      return t.errorForbidden;
+      return t[reasonKey(error.reason) ?? 'errorForbidden'];
     case 'UNAUTHENTICATED':
       return t.errorSignedOut;
     case 'BAD_REQUEST':
       return t.errorBadRequest;
     case 'CONFLICT':
-      return t[conflictKey(error.reason)];
+      return t[reasonKey(error.reason) ?? 'errorConflict'];
     case 'VALIDATION_FAILED':
       return validationText(error.details, t);
   }
 }
 
 /** A text for every reason: a reason added to the contracts without one here fails the type check. */
-export const CONFLICT_TEXT: Record<ApiErrorReason, keyof Messages> = {
+export const REASON_TEXT: Record<ApiErrorReason, keyof Messages> = {
   computer_not_running: 'errorConflictComputerNotRunning',
   screen_gone: 'errorConflictScreenGone',
   control_held: 'errorConflictControlHeld',
@@ -53,11 +53,18 @@ export const CONFLICT_TEXT: Record<ApiErrorReason, keyof Messages> = {
   last_owner: 'errorConflictLastOwner',
   already_member: 'errorConflictAlreadyMember',
   email_taken: 'errorConflictEmailTaken',
+  signup_closed: 'errorSignupClosed',
+  signup_invitation_required: 'errorSignupInvitationRequired',
+  invitation_email_mismatch: 'errorInvitationEmailMismatch',
+  invitation_expired: 'errorInvitationExpired',
+  invitation_used: 'errorInvitationUsed',
+  invitation_revoked: 'errorInvitationRevoked',
+  too_many_invitations: 'errorTooManyInvitations',
 };
 
-function conflictKey(reason: ApiErrorReason | undefined): keyof Messages {
+function reasonKey(reason: ApiErrorReason | undefined): keyof Messages | undefined {
   // hasOwn, not a plain lookup: an ApiError built by hand may carry any string.
-  return reason !== undefined && Object.hasOwn(CONFLICT_TEXT, reason) ? CONFLICT_TEXT[reason] : 'errorConflict';
+  return reason !== undefined && Object.hasOwn(REASON_TEXT, reason) ? REASON_TEXT[reason] : undefined;
 }
 
 /** The bad fields ("name", "members.0.email") from `{ issues: { path }[] }`, each once, in order. */
@@ -72,9 +79,25 @@ function invalidFields(details: unknown): string[] {
   return [...new Set(paths.filter((path): path is string => typeof path === 'string' && path !== ''))];
 }
 
+/**
+ * Fields of the settings forms by the names the person saw on the page; any other path is shown as the API
+ * named it (ambiguous ones, like `name`, too: the form's own label is next to it).
+ */
+const FIELD_LABEL: Record<string, keyof Messages> = {
+  timezone: 'settingsTimezone',
+  baseUrl: 'modelBaseUrl',
+  'modelSettings.baseUrl': 'modelBaseUrl',
+  'modelSettings.model': 'modelName',
+  'modelSettings.modelPath': 'modelPath',
+  modelApiKey: 'modelApiKey',
+  instructions: 'agentInstructions',
+  email: 'email',
+};
+
 function validationText(details: unknown, t: Messages): string {
   const fields = invalidFields(details);
   // A problem with the body as a whole has no path: there is no field to name.
   if (fields.length === 0) return t.errorValidation;
-  return fill(t.errorValidationFields, { fields: fields.join(t.errorFieldSeparator) });
+  const named = fields.map((field) => (Object.hasOwn(FIELD_LABEL, field) ? t[FIELD_LABEL[field]!] : field));
+  return fill(t.errorValidationFields, { fields: named.join(t.errorFieldSeparator) });
 }

@@ -19,6 +19,10 @@ export interface ShellValue {
   /** Switches workspace; goes to the home page unless `keepPage` (a link into the other workspace). */
   selectWorkspace(workspaceId: string, options?: { keepPage?: boolean }): void;
   openDrawer(): void;
+  /** Reads the person and their workspaces again (a rename, their own role changed). */
+  refreshMe(): void;
+  /** Reads the agents again (their model readiness follows the workspace's model settings). */
+  reloadBots(): void;
 }
 
 export const ShellContext = createContext<ShellValue | null>(null);

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { environmentModelScopeSchema } from './api/admin.js';
+import { signupPolicySchema } from './domain.js';
 import { allowedDomainsEnv, privateNetworksEnv, type EgressPolicy } from './network.js';
 
 // Environment variables are external input: each process parses its own with one of these schemas at
@@ -136,6 +138,11 @@ export const apiEnvSchema = z
       .min(1)
       .default(20)
       .describe('Sign-ups allowed per address in an hour before 429'),
+    LAZYBOY_SIGNUP: signupPolicySchema
+      .default('invite')
+      .describe(
+        'Who may sign up: invite (through an invitation link), open (anyone) or closed; an instance admin may change it later',
+      ),
     LAZYBOY_RUNNER: z
       .string()
       .optional()
@@ -186,6 +193,11 @@ export const apiEnvSchema = z
     LAZYBOY_ALLOW_LOCAL_MODEL_SERVERS: boolFlag.describe(
       "true: agents' and workspaces' model settings may name loopback and cluster-internal servers until an instance admin decides otherwise",
     ),
+    LAZYBOY_ENVIRONMENT_MODEL_SCOPE: environmentModelScopeSchema
+      .default('first_workspace')
+      .describe(
+        "Which workspaces the host's model variables (and keys) serve until an instance admin decides: first_workspace or all_workspaces",
+      ),
     LAZYBOY_MODEL_BLOCKED_NETWORKS: z
       .string()
       .optional()

@@ -6,6 +6,13 @@ import { z } from 'zod';
 export const membershipRoleSchema = z.enum(['owner', 'admin', 'member']);
 export type MembershipRole = z.infer<typeof membershipRoleSchema>;
 
+/**
+ * Who may make an account: `invite` (only through an invitation link), `open` (anyone who reaches the
+ * server) or `closed` (nobody; invitations still bring existing accounts into a workspace).
+ */
+export const signupPolicySchema = z.enum(['invite', 'open', 'closed']);
+export type SignupPolicy = z.infer<typeof signupPolicySchema>;
+
 export const computerModeSchema = z.enum(['team', 'private']);
 export type ComputerMode = z.infer<typeof computerModeSchema>;
 

@@ -15,8 +15,9 @@ export const apiErrorCodeSchema = z.enum([
 export type ApiErrorCode = z.infer<typeof apiErrorCodeSchema>;
 
 /**
- * Why a CONFLICT was refused: the request was fine but the state it met was not. The message explains it
- * in English; clients show people their own text keyed by this reason. Stable: clients match on it.
+ * Why a CONFLICT (the request was fine but the state it met was not) or a FORBIDDEN was refused. The
+ * message explains it in English; clients show people their own text keyed by this reason. Stable: clients
+ * match on it.
  */
 export const apiErrorReasonSchema = z.enum([
   /** The computer is stopped, failed or was never booted. */
@@ -51,6 +52,20 @@ export const apiErrorReasonSchema = z.enum([
   'already_member',
   /** An account with this email exists. */
   'email_taken',
+  /** FORBIDDEN: the instance's sign-up policy is `closed`: nobody makes a new account. */
+  'signup_closed',
+  /** FORBIDDEN: the instance's sign-up policy is `invite` and the sign-up brought no invitation. */
+  'signup_invitation_required',
+  /** FORBIDDEN: the invitation was sent to another email address than the account's. */
+  'invitation_email_mismatch',
+  /** The invitation's time ran out. */
+  'invitation_expired',
+  /** The invitation was accepted already (each is good for one account). */
+  'invitation_used',
+  /** The invitation was revoked, by an owner or admin or because its sender lost the right to invite. */
+  'invitation_revoked',
+  /** The workspace has as many pending invitations as it may have. */
+  'too_many_invitations',
 ]);
 export type ApiErrorReason = z.infer<typeof apiErrorReasonSchema>;
 

@@ -4,6 +4,7 @@ export * from './errors.js';
 export * from './health.js';
 export * from './input-text.js';
 export * from './model.js';
+export * from './run-error-codes.js';
 export * from './network.js';
 export * from './same-origin.js';
 export * from './view-grant.js';

@@ -13,6 +13,7 @@ const FROM = {
   LAZYBOY_VAULT_KEY: 'vault-key',
   LAZYBOY_APP_TOKEN: 'admin-token',
   LAZYBOY_SESSION_TTL_HOURS: '12',
+  LAZYBOY_SIGNUP: 'closed',
   LAZYBOY_DESKTOP_SESSION: 'xfce',
   AWS_SECRET_ACCESS_KEY: 'cloud-secret',
   SSH_AUTH_SOCK: '/tmp/agent.sock',
@@ -43,6 +44,7 @@ describe('childEnv', () => {
       LAZYBOY_VAULT_KEY: 'vault-key',
       LAZYBOY_APP_TOKEN: 'admin-token',
       LAZYBOY_SESSION_TTL_HOURS: '12',
+      LAZYBOY_SIGNUP: 'closed',
       LAZYBOY_DESKTOP_SESSION: 'xfce',
       DATABASE_URL: 'postgresql://x',
     });

@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createModelClient } from './create-model-client.js';
-import { isInContainer, resolveModelBackend, rewriteLoopbackForContainer, sameEndpointSettings } from './credentials.js';
+import {
+  isInContainer,
+  resolveModelBackend,
+  resolveModelEndpoint,
+  rewriteLoopbackForContainer,
+  sameEndpointSettings,
+} from './credentials.js';
+import { modelErrorCode } from './error-codes.js';
 import { MissingApiKeyError, ModelAuthError, ModelNotConfiguredError } from './errors.js';
 import { OPENAI_DEFAULT_BASE_URL, XAI_DEFAULT_BASE_URL } from './provider-defaults.js';
 import { ChatCompletionsClient } from './providers/chat-completions.js';
@@ -264,5 +271,42 @@ describe('createModelClient', () => {
     await client.complete({ messages: [{ role: 'user', content: 'hi' }] });
     await client.complete({ messages: [{ role: 'user', content: 'hi' }], temperature: 1.5 });
     expect(server.requests.map((request) => request.body['temperature'])).toEqual([0.4, 1.5]);
+  });
+});
+
+describe('what is missing, as a stable code', () => {
+  const codeOf = (input: Parameters<typeof resolveModelBackend>[0]) => {
+    try {
+      resolveModelBackend({ inContainer: false, ...input });
+      return 'resolved';
+    } catch (error) {
+      return modelErrorCode(error);
+    }
+  };
+
+  it('names no provider, no model name and no model file apart', () => {
+    expect(codeOf({ env: {} })).toBe('model_not_configured');
+    expect(codeOf({ env: { LAZYBOY_MODEL_PROVIDER: 'nonsense' } })).toBe('model_not_configured');
+    expect(codeOf({ workspace: { settings: { baseUrl: 'http://192.168.1.2:11434/v1' } }, env: {} })).toBe('model_name_missing');
+    expect(codeOf({ workspace: { settings: { provider: 'local-gguf' } }, env: {} })).toBe('model_file_missing');
+    expect(codeOf({ workspace: { settings: { baseUrl: 'http://192.168.1.2:11434/v1', model: 'm' } }, env: {} })).toBe('resolved');
+  });
+
+  it('resolves the endpoint and its key without a model name (for a model list)', () => {
+    const workspace = { settings: { baseUrl: 'http://192.168.1.2:8000/v1' }, apiKey: 'sk-workspace' };
+    expect(resolveModelEndpoint({ workspace, env: { OPENAI_API_KEY: 'sk-env' }, inContainer: false })).toEqual({
+      provider: 'openai-chat',
+      baseUrl: 'http://192.168.1.2:8000/v1',
+      apiKey: 'sk-workspace',
+      source: 'workspace',
+      keySource: 'workspace',
+    });
+    // The environment's key is meant for its own endpoint only.
+    expect(resolveModelEndpoint({ workspace: { settings: workspace.settings }, env: { OPENAI_API_KEY: 'sk-env' } })).toEqual({
+      provider: 'openai-chat',
+      baseUrl: 'http://192.168.1.2:8000/v1',
+      source: 'workspace',
+    });
+    expect(() => resolveModelEndpoint({ env: {} })).toThrow(ModelNotConfiguredError);
   });
 });

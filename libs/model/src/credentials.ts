@@ -234,17 +234,46 @@ function chooseKey(links: Link[], endpoint: Endpoint): { apiKey: string; source:
   return undefined;
 }
 
-export function resolveModelBackend(input: ResolveModelBackendInput): ResolvedModelBackend {
-  const links = [settingsLink('bot', input.bot), settingsLink('workspace', input.workspace), envLink(input.env)].filter(
+function linksOf(input: ResolveModelBackendInput): Link[] {
+  return [settingsLink('bot', input.bot), settingsLink('workspace', input.workspace), envLink(input.env)].filter(
     (link): link is Link => link !== undefined,
   );
+}
+
+const NOT_CONFIGURED =
+  "no model provider is configured: choose one in the bot's or workspace's model settings, or set XAI_API_KEY (xAI), " +
+  'OPENAI_API_KEY or OPENAI_BASE_URL (OpenAI-compatible), LAZYBOY_MODEL_PATH (a local GGUF file), or LAZYBOY_MODEL_PROVIDER';
+
+/** Where requests go and with which key, without the model name: what listing an endpoint's models needs. */
+export interface ResolvedModelEndpoint {
+  provider: ModelProvider;
+  /** Empty for local-gguf. */
+  baseUrl: string;
+  apiKey?: string;
+  source: CredentialSource;
+  keySource?: CredentialSource;
+}
+
+/** The endpoint (provider, base URL) and its key the chain resolves to; ModelNotConfiguredError when none. */
+export function resolveModelEndpoint(input: ResolveModelBackendInput): ResolvedModelEndpoint {
+  const links = linksOf(input);
   const endpoint = endpointOf(links);
-  if (!endpoint) {
-    throw new ModelNotConfiguredError(
-      "no model provider is configured: choose one in the bot's or workspace's model settings, or set XAI_API_KEY (xAI), " +
-        'OPENAI_API_KEY or OPENAI_BASE_URL (OpenAI-compatible), LAZYBOY_MODEL_PATH (a local GGUF file), or LAZYBOY_MODEL_PROVIDER',
-    );
-  }
+  if (!endpoint) throw new ModelNotConfiguredError(NOT_CONFIGURED, { reason: 'no_provider' });
+  if (endpoint.provider === 'local-gguf') return { provider: endpoint.provider, baseUrl: '', source: endpoint.source };
+  const key = chooseKey(links, endpoint);
+  const inContainer = input.inContainer ?? isInContainer(input.env);
+  return {
+    provider: endpoint.provider,
+    baseUrl: inContainer ? rewriteLoopbackForContainer(endpoint.baseUrl) : endpoint.baseUrl,
+    source: endpoint.source,
+    ...(key ? { apiKey: key.apiKey, keySource: key.source } : {}),
+  };
+}
+
+export function resolveModelBackend(input: ResolveModelBackendInput): ResolvedModelBackend {
+  const links = linksOf(input);
+  const endpoint = endpointOf(links);
+  if (!endpoint) throw new ModelNotConfiguredError(NOT_CONFIGURED, { reason: 'no_provider' });
   const { provider } = endpoint;
   const temperature = links.find((link) => link.temperature !== undefined)?.temperature;
   const modelPath = links.find((link) => link.modelPath !== undefined)?.modelPath;
@@ -257,6 +286,7 @@ export function resolveModelBackend(input: ResolveModelBackendInput): ResolvedMo
     if (!model || !modelPath) {
       throw new ModelNotConfiguredError(
         "the local-gguf provider needs the path of a GGUF file: set modelPath in the bot's or workspace's model settings, or LAZYBOY_MODEL_PATH",
+        { reason: 'no_model_file', provider },
       );
     }
     return {
@@ -272,16 +302,16 @@ export function resolveModelBackend(input: ResolveModelBackendInput): ResolvedMo
     const alias = provider === 'xai' ? ' (or XAI_MODEL)' : ' (or OPENAI_MODEL)';
     throw new ModelNotConfiguredError(
       `no model name is configured for ${provider}: set the model in the bot's or workspace's model settings, or LAZYBOY_MODEL${alias}`,
+      { reason: 'no_model', provider },
     );
   }
-  const key = chooseKey(links, endpoint);
-  const inContainer = input.inContainer ?? isInContainer(input.env);
+  const { baseUrl, apiKey, keySource } = resolveModelEndpoint(input);
   return {
     provider,
-    baseUrl: inContainer ? rewriteLoopbackForContainer(endpoint.baseUrl) : endpoint.baseUrl,
+    baseUrl,
     model,
     source: endpoint.source,
-    ...(key ? { apiKey: key.apiKey, keySource: key.source } : {}),
+    ...(apiKey !== undefined && keySource !== undefined ? { apiKey, keySource } : {}),
     ...(temperature !== undefined ? { temperature } : {}),
     ...(modelPath ? { modelPath } : {}),
   };

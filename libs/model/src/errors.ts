@@ -6,6 +6,8 @@ export interface ModelErrorDetails {
   provider?: string;
   /** HTTP status of the provider's answer, when there was one. */
   status?: number;
+  /** The provider's own error text, one line, the key redacted, when it sent one. */
+  providerMessage?: string;
   cause?: unknown;
 }
 
@@ -14,11 +16,13 @@ export class ModelError extends Error {
   override readonly name: string = 'ModelError';
   readonly provider: string | undefined;
   readonly status: number | undefined;
+  readonly providerMessage: string | undefined;
 
   constructor(message: string, details: ModelErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.provider = details.provider;
     this.status = details.status;
+    this.providerMessage = details.providerMessage;
   }
 }
 
@@ -104,9 +108,18 @@ export class ModelProtocolError extends ModelError {
   override readonly name = 'ModelProtocolError';
 }
 
+/** What a ModelNotConfiguredError lacks: a provider at all, a model name, or the local provider's file. */
+export type NotConfiguredReason = 'no_provider' | 'no_model' | 'no_model_file';
+
 /** The settings and environment do not say which model to use, or say it wrongly. */
 export class ModelNotConfiguredError extends ModelError {
   override readonly name: string = 'ModelNotConfiguredError';
+  readonly reason: NotConfiguredReason;
+
+  constructor(message: string, details: ModelErrorDetails & { reason?: NotConfiguredReason } = {}) {
+    super(message, details);
+    this.reason = details.reason ?? 'no_provider';
+  }
 }
 
 /** The local-gguf provider's model file is missing, unreadable, not a GGUF file, or one llama.cpp cannot load. */

@@ -56,7 +56,7 @@ export class AdminController {
 
   @Get('settings')
   @ApiRoute({
-    summary: "The instance's settings (whether agents may use local model servers)",
+    summary: "The instance's settings: whether agents may use local model servers, who may sign up",
     response: instanceSettingsViewSchema,
     tag,
   })
@@ -66,7 +66,7 @@ export class AdminController {
 
   @Patch('settings')
   @ApiRoute({
-    summary: 'Allow or refuse model servers on loopback and the cluster for every agent (audited)',
+    summary: 'Allow or refuse local model servers for every agent, set who may sign up (audited)',
     response: instanceSettingsViewSchema,
     tag,
   })

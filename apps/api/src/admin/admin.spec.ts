@@ -302,8 +302,11 @@ describe('admin dashboard endpoints', () => {
     const ollama = { baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3' };
     const metadata = { baseUrl: 'http://169.254.169.254/latest' };
 
+    // testApiConfig opens sign-up (LAZYBOY_SIGNUP=open) for every suite.
     expect((await as(admin).get('/api/admin/settings').expect(200)).body).toEqual({
       allowLocalModelServers: false,
+      signupPolicy: 'open',
+      environmentModelScope: 'first_workspace',
       updatedAt: null,
     });
     const refused = await createBot(ollama).expect(400);
@@ -311,13 +314,23 @@ describe('admin dashboard endpoints', () => {
 
     // Bob owns his workspace, but not the instance: refused, and nothing changed.
     expect((await as(bob).patch('/api/admin/settings', { allowLocalModelServers: true })).status).toBe(403);
-    for (const body of [{}, { allowLocalModelServers: 'yes' }, { allowLocalModelServers: true, more: 1 }]) {
+    for (const body of [
+      {},
+      { allowLocalModelServers: 'yes' },
+      { allowLocalModelServers: true, more: 1 },
+      { environmentModelScope: 'everyone' },
+    ]) {
       expect((await as(admin).patch('/api/admin/settings', body)).status).toBe(400);
     }
     expect((await as(admin).get('/api/admin/settings').expect(200)).body.allowLocalModelServers).toBe(false);
 
     const allowed = await as(admin).patch('/api/admin/settings', { allowLocalModelServers: true }).expect(200);
-    expect(allowed.body).toEqual({ allowLocalModelServers: true, updatedAt: expect.any(String) });
+    expect(allowed.body).toEqual({
+      allowLocalModelServers: true,
+      signupPolicy: 'open',
+      environmentModelScope: 'first_workspace',
+      updatedAt: expect.any(String),
+    });
     await as(admin).patch('/api/admin/settings', { allowLocalModelServers: true }).expect(200);
     const bot = await createBot(ollama).expect(201);
     expect(bot.body.modelSettings).toEqual(ollama);

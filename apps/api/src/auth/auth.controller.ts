@@ -2,15 +2,18 @@ import { Controller, Get, HttpCode, Inject, Post, Req, Res, UseGuards } from '@n
 import {
   loginRequestSchema,
   meViewSchema,
+  signupPolicyViewSchema,
   signupRequestSchema,
   type LoginRequest,
   type MeView,
+  type SignupPolicyView,
   type SignupRequest,
 } from '@lazyboy/contracts';
 import type { Request, Response } from 'express';
 import { ApiRoute } from '../common/route-docs.js';
 import { ZodBody } from '../common/zod-params.js';
 import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
+import { InstanceSettingsService } from '../instance/instance-settings.service.js';
 import { AuthService, type RequestOrigin, type StartedSession } from './auth.service.js';
 import { clientIpOf } from './client-ip.js';
 import { knownDeviceCookieHeader } from './known-device.js';
@@ -25,11 +28,25 @@ export class AuthController {
   constructor(
     @Inject(API_CONFIG) private readonly config: ApiConfig,
     private readonly auth: AuthService,
+    private readonly instance: InstanceSettingsService,
   ) {}
 
   @Public()
+  @Get('signup')
+  @ApiRoute({ summary: 'Who may sign up on this server: invite, open or closed', response: signupPolicyViewSchema, tag })
+  async signupPolicy(): Promise<SignupPolicyView> {
+    return { signup: await this.instance.signupPolicy() };
+  }
+
+  @Public()
   @Post('signup')
-  @ApiRoute({ summary: 'Create an account with a personal workspace, and sign in', response: meViewSchema, status: 201, tag })
+  @ApiRoute({
+    summary:
+      'Create an account and sign in: through an invitation into its workspace, else (open sign-up only) with a personal workspace',
+    response: meViewSchema,
+    status: 201,
+    tag,
+  })
   async signup(
     @ZodBody(signupRequestSchema) body: SignupRequest,
     @Req() req: Request,

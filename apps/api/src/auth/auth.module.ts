@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AccountsModule } from '../accounts/accounts.module.js';
+import { InvitationsModule } from '../invitations/invitations.module.js';
 import { ApiAuthGuard } from './api-auth.guard.js';
 import { ApiTokensController } from './api-tokens.controller.js';
 import { ApiTokensRepository } from './api-tokens.repository.js';
@@ -20,10 +21,10 @@ import { SessionStrategy } from './session.strategy.js';
 /**
  * Sign-up, sign-in (session cookie), API tokens, and the global guard that authenticates every route
  * but @Public() ones. Exports SessionAuthenticator for the websocket handshake. Needs the global
- * AuditModule and TenancyCoreModule.
+ * AuditModule, TenancyCoreModule and InstanceSettingsModule.
  */
 @Module({
-  imports: [AccountsModule],
+  imports: [AccountsModule, InvitationsModule],
   controllers: [AuthController, ApiTokensController],
   providers: [
     AuthService,

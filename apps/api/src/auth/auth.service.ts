@@ -3,8 +3,11 @@ import type { MeView, SignupRequest } from '@lazyboy/contracts';
 import { AccountsRepository, type LoginAccount } from '../accounts/accounts.repository.js';
 import { hashPassword, verifyPassword } from '../accounts/password-hasher.js';
 import { AuditService } from '../audit/audit.service.js';
-import { ApiError, conflict } from '../common/api-error.js';
+import { ApiError, conflict, forbidden } from '../common/api-error.js';
 import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
+import { InstanceSettingsService } from '../instance/instance-settings.service.js';
+import { acceptRefused } from '../invitations/invitation-errors.js';
+import { InvitationsService } from '../invitations/invitations.service.js';
 import { isUniqueViolation } from '../persistence/prisma-errors.js';
 import { RealtimePublisher } from '../realtime/realtime-publisher.js';
 import { TenancyRepository } from '../tenancy/tenancy.repository.js';
@@ -52,6 +55,8 @@ export class AuthService implements OnModuleInit {
     private readonly signups: SignupRateLimiter,
     private readonly audit: AuditService,
     private readonly realtime: RealtimePublisher,
+    private readonly instance: InstanceSettingsService,
+    private readonly invitations: InvitationsService,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -120,12 +125,64 @@ export class AuthService implements OnModuleInit {
     };
   }
 
-  /** A new user with a personal workspace they own, signed in at once. 409 when the email is taken, 429 past the address's allowance. */
+  /**
+   * A new user, signed in at once, as the sign-up policy allows: `closed` refuses everyone (403
+   * signup_closed); `invite` needs an invitation (403 signup_invitation_required); through an invitation
+   * (under `invite` or `open`) the user joins its workspace with its role, without a workspace of their own;
+   * without one (`open` only) they get a personal workspace they own. 409 when the email is taken, 429 past
+   * the address's allowance.
+   */
   async signup(request: SignupRequest, origin: RequestOrigin): Promise<{ principal: Principal; session: StartedSession }> {
     await this.signups.attempt(origin.ip ?? 'unknown');
-    if (await this.accounts.emailTaken(request.email)) throw emailTaken();
+    const policy = await this.instance.signupPolicy();
+    if (policy === 'closed') {
+      throw forbidden('sign-up is closed on this server: ask an administrator for an account', 'signup_closed');
+    }
+    if (!request.invitationToken && policy === 'invite') {
+      throw forbidden(
+        'sign-up needs an invitation on this server: ask a workspace owner for a link',
+        'signup_invitation_required',
+      );
+    }
+    if (request.invitationToken) await this.invitations.checkForSignup(request.invitationToken, request.email);
+    if (await this.accounts.emailTaken(request.email))
+      throw request.invitationToken ? acceptRefused('email_taken') : emailTaken();
     const passwordHash = await hashPassword(request.password);
-    const created = await createWithUniqueSlug(
+    const created: { userId: string; workspaceId: string; invitationId?: string } = request.invitationToken
+      ? await this.invitations.signUp(
+          request.invitationToken,
+          { email: request.email, displayName: request.displayName, passwordHash },
+          origin.ip,
+        )
+      : await this.createWithPersonalWorkspace(request, passwordHash);
+    await this.audit.record({
+      workspaceId: created.workspaceId,
+      actorUserId: created.userId,
+      action: 'auth.signup',
+      targetType: 'user',
+      targetId: created.userId,
+      details: {
+        workspaceId: created.workspaceId,
+        ...(created.invitationId ? { invitationId: created.invitationId } : {}),
+      },
+      ip: origin.ip,
+    });
+    const principal: Principal = {
+      userId: created.userId,
+      email: request.email,
+      displayName: request.displayName,
+      isAdmin: false,
+      via: 'session',
+      tokenWorkspaceId: null,
+    };
+    return { principal, session: await this.startSession(principal, origin) };
+  }
+
+  private createWithPersonalWorkspace(
+    request: SignupRequest,
+    passwordHash: string,
+  ): Promise<{ userId: string; workspaceId: string }> {
+    return createWithUniqueSlug(
       request.email.split('@')[0] ?? '',
       (slug) => this.tenancy.slugTaken(slug),
       async (slug) => {
@@ -144,24 +201,6 @@ export class AuthService implements OnModuleInit {
         }
       },
     );
-    await this.audit.record({
-      workspaceId: created.workspaceId,
-      actorUserId: created.userId,
-      action: 'auth.signup',
-      targetType: 'user',
-      targetId: created.userId,
-      details: { workspaceId: created.workspaceId },
-      ip: origin.ip,
-    });
-    const principal: Principal = {
-      userId: created.userId,
-      email: request.email,
-      displayName: request.displayName,
-      isAdmin: false,
-      via: 'session',
-      tokenWorkspaceId: null,
-    };
-    return { principal, session: await this.startSession(principal, origin) };
   }
 
   /**

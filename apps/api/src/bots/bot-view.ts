@@ -1,4 +1,4 @@
-import { botModelSettingsSchema, type BotModelSettings, type BotView } from '@lazyboy/contracts';
+import { botModelSettingsSchema, type BotModelSettings, type BotView, type ModelReadiness } from '@lazyboy/contracts';
 import { z } from 'zod';
 import type { Bot, Prisma } from '../persistence/generated/client.js';
 
@@ -30,7 +30,7 @@ export function mergeModelSettings(stored: unknown, next: BotModelSettings): Pri
   return { ...kept, ...next };
 }
 
-export function toBotView(bot: Bot): BotView {
+export function toBotView(bot: Bot, modelReadiness: ModelReadiness): BotView {
   return {
     id: bot.id,
     workspaceId: bot.workspaceId,
@@ -40,6 +40,7 @@ export function toBotView(bot: Bot): BotView {
     computerMode: bot.computerMode,
     modelSettings: modelSettingsOf(bot.modelSettings),
     hasModelApiKey: bot.modelApiKeyCipher !== null,
+    modelReadiness,
     createdAt: bot.createdAt.toISOString(),
     updatedAt: bot.updatedAt.toISOString(),
   };

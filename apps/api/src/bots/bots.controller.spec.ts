@@ -9,6 +9,7 @@ import { startTestApp, type TestApp } from '../testing/test-app.js';
 import { testApiConfig } from '../testing/test-config.js';
 import { sessionPrincipalOf } from '../testing/test-principal.js';
 import { bearer, createApiToken, signUp, type TestUser } from '../testing/test-users.js';
+import { ModelKeys } from '../model/model-keys.js';
 import { BotsService } from './bots.service.js';
 
 describe('agents (bots) over HTTP', () => {
@@ -149,9 +150,9 @@ describe('agents (bots) over HTTP', () => {
     expect(stored.modelApiKeyCipher).not.toBeNull();
     expect(Buffer.from(stored.modelApiKeyCipher!).toString('latin1')).not.toContain(secret);
 
-    const service = api.app.get(BotsService);
+    const keys = api.app.get(ModelKeys);
     // What the run executor does with the row it claimed.
-    expect(service.openModelKey(stored.modelApiKeyCipher)).toBe(secret);
+    expect(keys.open(stored.modelApiKeyCipher)).toBe(secret);
 
     // Sealed with the model-keys key: no other purpose's key opens it.
     const config = api.app.get<ApiConfig>(API_CONFIG);
@@ -162,7 +163,7 @@ describe('agents (bots) over HTTP', () => {
     expect(removed.body.hasModelApiKey).toBe(false);
     const cleared = await prisma.bot.findUniqueOrThrow({ where: { id: bot.id } });
     expect(cleared.modelApiKeyCipher).toBeNull();
-    expect(service.openModelKey(cleared.modelApiKeyCipher)).toBeUndefined();
+    expect(keys.open(cleared.modelApiKeyCipher)).toBeUndefined();
   });
 
   describe('model settings and keys', () => {
@@ -174,7 +175,7 @@ describe('agents (bots) over HTTP', () => {
     /** Creates an agent in Alice's workspace as `user`. */
     const createInAlices = (user: TestUser, body: object) =>
       http().post(`/api/workspaces/${alice.workspaceId}/bots`).set('Cookie', user.cookie).send(body);
-    const keyOf = async (botId: string) => api.app.get(BotsService).openModelKey((await stored(botId)).modelApiKeyCipher);
+    const keyOf = async (botId: string) => api.app.get(ModelKeys).open((await stored(botId)).modelApiKeyCipher);
 
     /** An agent of Alice's with settings and a key of its own. */
     async function keyedBot(

@@ -1,37 +1,34 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { BotView, CreateBotRequest, UpdateBotRequest } from '@lazyboy/contracts';
 import { randomBytes } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
 import { conflict, notFound } from '../common/api-error.js';
-import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
-import { SecretBox } from '../crypto/secret-box.js';
 import type { Bot } from '../persistence/generated/client.js';
 import { InstanceSettingsService } from '../instance/instance-settings.service.js';
+import { ModelChain, type ModelLinkRow } from '../model/model-chain.js';
+import { ModelKeys } from '../model/model-keys.js';
+import { assertAllowedBaseUrl, assertMayChangeModelSettings, dropsStoredKey } from '../model/model-settings-rules.js';
+import { WorkspaceModelRepository } from '../model/workspace-model.repository.js';
 import { WorkspaceAccess } from '../tenancy/workspace-access.js';
 import { BotsRepository, NAME_TAKEN, type BotChanges } from './bots.repository.js';
 import { mergeModelSettings, modelSettingsOf, toBotView } from './bot-view.js';
-import { assertAllowedBaseUrl, assertMayChangeModelSettings, dropsStoredKey } from './model-settings-rules.js';
 
-/** SecretBox purpose of model API keys: the HKDF info is 'lazyboy:model-keys'. */
-export const MODEL_KEYS_PURPOSE = 'model-keys';
-
-/** Agents of a workspace: CRUD for the API, and the decrypted model key for the run executor. */
+/** Agents of a workspace: CRUD for the API, each view saying whether the agent has a usable model. */
 @Injectable()
 export class BotsService {
-  private readonly modelKeys: SecretBox;
-
   constructor(
     private readonly bots: BotsRepository,
     private readonly access: WorkspaceAccess,
     private readonly instance: InstanceSettingsService,
-    @Inject(API_CONFIG) config: ApiConfig,
-  ) {
-    this.modelKeys = new SecretBox(config.LAZYBOY_VAULT_KEY, MODEL_KEYS_PURPOSE);
-  }
+    private readonly modelKeys: ModelKeys,
+    private readonly chain: ModelChain,
+    private readonly workspaces: WorkspaceModelRepository,
+  ) {}
 
   async list(principal: Principal, workspaceId: string): Promise<BotView[]> {
     await this.access.require(principal, workspaceId);
-    return (await this.bots.listInWorkspace(workspaceId)).map(toBotView);
+    const bots = await this.bots.listInWorkspace(workspaceId);
+    return this.views(workspaceId, bots);
   }
 
   async create(principal: Principal, workspaceId: string, request: CreateBotRequest): Promise<BotView> {
@@ -50,20 +47,12 @@ export class BotsService {
       createdById: principal.userId,
     });
     if (created === NAME_TAKEN) throw nameTaken(request.name);
-    return toBotView(created);
+    return this.view(created);
   }
 
   /** The bot if the principal may see it; 404 NOT_FOUND for foreign and missing ids alike. */
   async getForPrincipal(principal: Principal, botId: string): Promise<BotView> {
-    return toBotView(await this.visibleRow(principal, botId));
-  }
-
-  /**
-   * A bot's own model API key, decrypted from the cipher its row holds (first link of the credential chain);
-   * undefined when it has none. Takes the cipher rather than an id: the run executor already has the row.
-   */
-  openModelKey(cipher: Uint8Array | null): string | undefined {
-    return cipher ? this.modelKeys.open(cipher) : undefined;
+    return this.view(await this.visibleRow(principal, botId));
   }
 
   /**
@@ -90,16 +79,30 @@ export class BotsService {
       }
     }
     if (request.modelApiKey === null) changes.modelApiKeyCipher = null;
-    else if (request.modelApiKey !== undefined)
-      changes.modelApiKeyCipher = new Uint8Array(this.modelKeys.seal(request.modelApiKey));
+    else if (request.modelApiKey !== undefined) changes.modelApiKeyCipher = this.modelKeys.seal(request.modelApiKey);
     const updated = await this.bots.updateVisible(principal, botId, changes);
     if (updated === NAME_TAKEN) throw nameTaken(request.name ?? current.name);
     if (!updated) throw notFound('bot');
-    return toBotView(updated);
+    return this.view(updated);
   }
 
   async remove(principal: Principal, botId: string): Promise<void> {
     if (!(await this.bots.deleteVisible(principal, botId))) throw notFound('bot');
+  }
+
+  private async view(bot: Bot): Promise<BotView> {
+    return (await this.views(bot.workspaceId, [bot]))[0]!;
+  }
+
+  /** Views of agents of one workspace: the workspace's model row is read once for all of them. */
+  private async views(workspaceId: string, bots: Bot[]): Promise<BotView[]> {
+    const row: ModelLinkRow = (await this.workspaces.modelRow(workspaceId)) ?? { modelSettings: {}, modelApiKeyCipher: null };
+    const readiness = await this.chain.readinessOfBots(
+      workspaceId,
+      this.chain.linkOf(row, false),
+      bots.map((bot) => this.chain.linkOf(bot, false)),
+    );
+    return bots.map((bot, index) => toBotView(bot, readiness[index]!));
   }
 
   private async visibleRow(principal: Principal, botId: string): Promise<Bot> {

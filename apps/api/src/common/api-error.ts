@@ -14,8 +14,9 @@ const STATUS: Record<ApiErrorCode, number> = {
 
 /**
  * An answer the API gives on purpose: a stable code (its HTTP status follows from it), a message for
- * people, optional details and, for a CONFLICT, the reason clients show their own text for. The exception
- * filter turns it into `{ error: { code, message, reason?, details? } }`. Build conflicts with conflict().
+ * people, optional details and, for a CONFLICT or a FORBIDDEN, the reason clients show their own text for.
+ * The exception filter turns it into `{ error: { code, message, reason?, details? } }`. Build conflicts with
+ * conflict().
  */
 export class ApiError extends Error {
   override readonly name = 'ApiError';
@@ -27,7 +28,7 @@ export class ApiError extends Error {
     readonly details?: unknown,
     /** Extra response headers (Retry-After on RATE_LIMITED). */
     readonly headers: Record<string, string> = {},
-    /** Why a CONFLICT was refused; set through conflict(). */
+    /** Why a CONFLICT (or a FORBIDDEN) was refused; set through conflict() and forbidden(). */
     readonly reason?: ApiErrorReason,
   ) {
     super(message);
@@ -45,6 +46,7 @@ export function conflict(reason: ApiErrorReason, message: string, details?: unkn
   return new ApiError('CONFLICT', message, details, {}, reason);
 }
 
-export function forbidden(message: string): ApiError {
-  return new ApiError('FORBIDDEN', message);
+/** A refusal of who the caller is; with a `reason` when clients need to tell it apart from a missing role. */
+export function forbidden(message: string, reason?: ApiErrorReason): ApiError {
+  return new ApiError('FORBIDDEN', message, undefined, {}, reason);
 }

@@ -38,6 +38,13 @@ const idParam = createParamDecorator((name: string, ctx: ExecutionContext) => {
   return value;
 });
 
+const secretParam = createParamDecorator((arg: SchemaArg & { name: string; what: string }, ctx: ExecutionContext) => {
+  const value = ctx.switchToHttp().getRequest<Request>().params[arg.name];
+  // Like a malformed id: a malformed secret names nothing, so it is the same 404 as an unknown one.
+  if (typeof value !== 'string' || !arg.zod.safeParse(value).success) throw new ApiError('NOT_FOUND', `${arg.what} not found`);
+  return value;
+});
+
 /** The request body, parsed by `schema`. */
 export function ZodBody(schema: z.ZodType): ParameterDecorator {
   return (target, key, index) => {
@@ -57,4 +64,12 @@ export function ZodQuery(schema: z.ZodType): ParameterDecorator {
 /** A UUID path parameter; anything else is a 404 like a foreign id. */
 export function IdParam(name: string): ParameterDecorator {
   return idParam(name);
+}
+
+/**
+ * A path parameter that is a secret (an invitation's token) of the shape `schema` says; anything else is
+ * the 404 of an unknown `what`.
+ */
+export function SecretParam(name: string, schema: z.ZodType, what: string): ParameterDecorator {
+  return secretParam({ name, zod: schema, what });
 }

@@ -18,4 +18,10 @@ describe('loadApiConfig', () => {
       ['10.96.0.0/12'],
     );
   });
+
+  it('lets people sign up only through an invitation unless LAZYBOY_SIGNUP says otherwise', () => {
+    expect(loadApiConfig(required).LAZYBOY_SIGNUP).toBe('invite');
+    expect(loadApiConfig({ ...required, LAZYBOY_SIGNUP: 'closed' }).LAZYBOY_SIGNUP).toBe('closed');
+    expect(() => loadApiConfig({ ...required, LAZYBOY_SIGNUP: 'everyone' })).toThrow(/LAZYBOY_SIGNUP/);
+  });
 });

@@ -1,16 +1,21 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { InstanceSettingsView, UpdateInstanceSettingsRequest } from '@lazyboy/contracts';
+import type {
+  EnvironmentModelScope,
+  InstanceSettingsView,
+  SignupPolicy,
+  UpdateInstanceSettingsRequest,
+} from '@lazyboy/contracts';
 import { ModelEndpointPolicy } from '@lazyboy/model';
 import { AuditService } from '../audit/audit.service.js';
 import type { Principal } from '../auth/principal.js';
 import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
 import type { InstanceSettings } from '../persistence/generated/client.js';
-import { InstanceSettingsRepository } from './instance-settings.repository.js';
+import { InstanceSettingsRepository, type InstanceSettingsChanges } from './instance-settings.repository.js';
 
 /**
- * Settings of the whole instance (today: whether agents may use local model servers). Read from the
- * database on every use, so a change reaches every replica at once; the environment seeds the defaults
- * until an instance admin first decides.
+ * Settings of the whole instance: whether agents may use local model servers, who may sign up, and which
+ * workspaces the host's environment model serves. Read from the database on every use, so a change reaches
+ * every replica at once; each follows its environment variable until an instance admin first sets it.
  */
 @Injectable()
 export class InstanceSettingsService {
@@ -33,19 +38,34 @@ export class InstanceSettingsService {
     return this.toView(await this.repo.find());
   }
 
-  /** An instance admin's change (the route is @AdminOnly), audited; the same value again changes nothing. */
+  /** An instance admin's change (the route is @AdminOnly), audited; the same values again change nothing. */
   async update(principal: Principal, request: UpdateInstanceSettingsRequest, ip?: string): Promise<InstanceSettingsView> {
-    const before = await this.repo.find();
-    if (before && before.allowLocalModelServers === request.allowLocalModelServers) return this.toView(before);
-    const saved = await this.repo.save(request.allowLocalModelServers);
+    const row = await this.repo.find();
+    const before = this.toView(row);
+    const changes: InstanceSettingsChanges = {};
+    const details: Record<string, string | boolean> = {};
+    if (request.allowLocalModelServers !== undefined && request.allowLocalModelServers !== before.allowLocalModelServers) {
+      changes.allowLocalModelServers = request.allowLocalModelServers;
+      Object.assign(details, { allowLocalModelServers: request.allowLocalModelServers, from: before.allowLocalModelServers });
+    }
+    if (request.environmentModelScope !== undefined && request.environmentModelScope !== before.environmentModelScope) {
+      changes.environmentModelForAllWorkspaces = request.environmentModelScope === 'all_workspaces';
+      Object.assign(details, {
+        environmentModelScope: request.environmentModelScope,
+        fromEnvironmentModelScope: before.environmentModelScope,
+      });
+    }
+    if (request.signupPolicy !== undefined && request.signupPolicy !== before.signupPolicy) {
+      changes.signupPolicy = request.signupPolicy;
+      Object.assign(details, { signupPolicy: request.signupPolicy, fromSignupPolicy: before.signupPolicy });
+    }
+    if (Object.keys(changes).length === 0) return before;
+    const saved = await this.repo.save(changes);
     await this.audit.record({
       actorUserId: principal.userId,
       action: 'admin.settings.update',
       targetType: 'instance',
-      details: {
-        allowLocalModelServers: request.allowLocalModelServers,
-        from: before?.allowLocalModelServers ?? this.config.LAZYBOY_ALLOW_LOCAL_MODEL_SERVERS,
-      },
+      details,
       ip,
     });
     return this.toView(saved);
@@ -53,13 +73,35 @@ export class InstanceSettingsService {
 
   /** The policy for model servers people configured (agents' and workspaces' settings), as things stand now. */
   async modelEndpointPolicy(): Promise<ModelEndpointPolicy> {
-    const { allowLocalModelServers } = await this.view();
-    return allowLocalModelServers ? this.policies.local : this.policies.remote;
+    return this.policyFor(await this.view());
+  }
+
+  policyFor(settings: Pick<InstanceSettingsView, 'allowLocalModelServers'>): ModelEndpointPolicy {
+    return settings.allowLocalModelServers ? this.policies.local : this.policies.remote;
+  }
+
+  /** Whether the host's environment model serves this workspace, as things stand now. */
+  async environmentServes(workspaceId: string, scope?: EnvironmentModelScope): Promise<boolean> {
+    if ((scope ?? (await this.view()).environmentModelScope) === 'all_workspaces') return true;
+    return (await this.repo.firstWorkspaceId()) === workspaceId;
+  }
+
+  /** Who may sign up, as things stand now. */
+  async signupPolicy(): Promise<SignupPolicy> {
+    return (await this.view()).signupPolicy;
   }
 
   private toView(row: InstanceSettings | null): InstanceSettingsView {
+    const allForAll = row?.environmentModelForAllWorkspaces;
     return {
       allowLocalModelServers: row?.allowLocalModelServers ?? this.config.LAZYBOY_ALLOW_LOCAL_MODEL_SERVERS,
+      signupPolicy: row?.signupPolicy ?? this.config.LAZYBOY_SIGNUP,
+      environmentModelScope:
+        allForAll === null || allForAll === undefined
+          ? this.config.LAZYBOY_ENVIRONMENT_MODEL_SCOPE
+          : allForAll
+            ? 'all_workspaces'
+            : 'first_workspace',
       updatedAt: row?.updatedAt.toISOString() ?? null,
     };
   }

@@ -6,6 +6,7 @@ import * as prisma from './generated/enums.js';
 describe('domain enums', () => {
   const pairs = {
     MembershipRole: contracts.membershipRoleSchema,
+    SignupPolicy: contracts.signupPolicySchema,
     ComputerMode: contracts.computerModeSchema,
     ComputerState: contracts.computerStateSchema,
     ControlHolder: contracts.controlHolderSchema,

@@ -8,7 +8,8 @@ import {
   type RunOutcome,
   type RunResult,
 } from '@lazyboy/agent';
-import type { BusyStep, ChatMessage, ModelClient, RunView } from '@lazyboy/contracts';
+import type { BusyStep, ChatMessage, MessageNotice, ModelClient, RunErrorCode, RunView } from '@lazyboy/contracts';
+import { ModelError, modelErrorCode } from '@lazyboy/model';
 import type { Message, Run } from '../persistence/generated/client.js';
 import type { AcquiredScreen, RunScreens } from '../computers/run-screens.js';
 import { computerTools, describeStep, sameStep } from '../agent-tools/index.js';
@@ -47,8 +48,8 @@ export interface ExecutionDeps {
   publishMessage(message: Message): Promise<void>;
   /** Re-queues the agent's run parked in waiting_takeover. */
   resumeAfterRelease(botId: string): Promise<unknown>;
-  /** Writes an assistant message of the run (fenced by the lease). */
-  writeMessage(lease: RunLease, run: RunContext, text: string, progress: boolean): Promise<Message>;
+  /** Writes an assistant message of the run (fenced by the lease); `notice` marks the one a run's error ends it with. */
+  writeMessage(lease: RunLease, run: RunContext, text: string, progress: boolean, notice?: MessageNotice): Promise<Message>;
 }
 
 /**
@@ -64,6 +65,8 @@ export class RunExecution {
   private pendingEvents: { seq: number; type: string; payload: unknown }[] = [];
   private acquired: AcquiredScreen | null = null;
   private lastStep: BusyStep | null = null;
+  /** The last failure of a model call: the loop keeps only its text, the run's error code comes from it. */
+  private modelFailure: unknown;
 
   readonly lease: RunLease;
   /** What subscribers last saw of the run. */
@@ -98,7 +101,7 @@ export class RunExecution {
       this.lastStep = THINKING;
       await this.publish({ status: 'running', busyStep: THINKING });
       model = await this.deps.model(this.run);
-      const result = await this.loop(model);
+      const result = await this.loop(this.recordingFailures(model));
       await this.flush();
       await this.conclude(result);
     } catch (error) {
@@ -113,6 +116,18 @@ export class RunExecution {
       if (model) await this.deps.closeModel(model).catch(() => undefined);
       if (this.acquired) await this.deps.screens.release(this.run.id).catch(() => undefined);
     }
+  }
+
+  /** The same client, remembering the error of a call that failed. */
+  private recordingFailures(model: ModelClient): ModelClient {
+    return {
+      description: model.description,
+      complete: (request, onEvent) =>
+        model.complete(request, onEvent).catch((error: unknown) => {
+          this.modelFailure = error;
+          throw error;
+        }),
+    };
   }
 
   private async loop(model: ModelClient): Promise<RunResult> {
@@ -259,7 +274,13 @@ export class RunExecution {
       return this.publishRow(await this.deps.runs.finish(this.lease, { status: 'cancelled', state }));
     }
     const text = outcomeText(outcome);
-    if (text) await this.say(text);
+    // A guard's reason and a model's failure are the service's English, not the agent's words: the message
+    // carries the code, which people read in their own language.
+    const notice =
+      outcome.status === 'blocked' && outcome.code !== 'reported'
+        ? noticeOf(this.blockedCode(outcome.code), this.modelFailure)
+        : undefined;
+    if (text) await this.say(text, notice);
     switch (outcome.status) {
       case 'waiting_input':
         return this.publishRow(await this.deps.runs.park(this.lease, outcome.status, state, { text }));
@@ -279,7 +300,7 @@ export class RunExecution {
           await this.deps.runs.finish(this.lease, {
             status: 'blocked',
             result: { text },
-            errorCode: outcome.code,
+            errorCode: this.blockedCode(outcome.code),
             errorMessage: outcome.reason,
             state,
           }),
@@ -287,13 +308,18 @@ export class RunExecution {
     }
   }
 
+  /** A model failure says which (model_key_refused, model_unreachable…); the agent's own guards say themselves. */
+  private blockedCode(code: RunErrorCode): RunErrorCode {
+    return code === 'model_error' ? (modelErrorCode(this.modelFailure) ?? code) : code;
+  }
+
   private async fail(error: unknown): Promise<void> {
-    const code = (error as { code?: unknown }).code;
-    const errorCode = typeof code === 'string' ? code : 'EXECUTION_FAILED';
+    // Only the stable codes of libs/contracts: a model's failure its own, anything else execution_failed.
+    const errorCode: RunErrorCode = modelErrorCode(error) ?? 'execution_failed';
     const message = (error as Error).message ?? String(error);
     this.logger.error(`run ${this.run.id} failed: ${message}`);
     try {
-      await this.say(`I could not run this: ${message}`);
+      await this.say(`I could not run this: ${message}`, noticeOf(errorCode, error));
       await this.publishRow(await this.deps.runs.finish(this.lease, { status: 'failed', errorCode, errorMessage: message }));
     } catch (inner) {
       if (!(inner instanceof StaleLeaseError))
@@ -301,8 +327,8 @@ export class RunExecution {
     }
   }
 
-  private async say(text: string): Promise<void> {
-    const message = await this.deps.writeMessage(this.lease, this.run, text, false);
+  private async say(text: string, notice?: MessageNotice): Promise<void> {
+    const message = await this.deps.writeMessage(this.lease, this.run, text, false, notice);
     await this.deps.publishMessage(message);
   }
 
@@ -316,6 +342,12 @@ export class RunExecution {
     this.view = toRunView(run);
     await this.deps.publishRun(this.view);
   }
+}
+
+/** The notice of a run that ended on `code`, with the provider's own words when a model failure caused it. */
+function noticeOf(code: RunErrorCode, failure: unknown): MessageNotice {
+  const providerMessage = failure instanceof ModelError ? (failure.providerMessage ?? null) : null;
+  return { code, providerMessage: code.startsWith('model_') ? providerMessage : null };
 }
 
 function triggerText(run: RunContext): string {

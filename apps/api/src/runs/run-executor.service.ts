@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { modelSettingsSchema, type ModelClient } from '@lazyboy/contracts';
-import { closeModelClient, createModelClient, resolveModelBackend } from '@lazyboy/model';
+import type { MessageNotice, ModelClient } from '@lazyboy/contracts';
+import { closeModelClient } from '@lazyboy/model';
 import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
 import type { Message } from '../persistence/generated/client.js';
 import { RunScreens } from '../computers/run-screens.js';
-import { BotsService } from '../bots/bots.service.js';
-import { InstanceSettingsService } from '../instance/instance-settings.service.js';
+import { ModelChain } from '../model/model-chain.js';
 import { RealtimePublisher } from '../realtime/realtime-publisher.js';
 import { toMessageView } from '../sessions/message-views.js';
 import { RunExecution } from './run-execution.js';
@@ -46,8 +45,7 @@ export class RunExecutor implements OnApplicationBootstrap, OnApplicationShutdow
     private readonly signals: RunSignals,
     private readonly service: RunsService,
     private readonly screens: RunScreens,
-    private readonly bots: BotsService,
-    private readonly instance: InstanceSettingsService,
+    private readonly chain: ModelChain,
     private readonly realtime: RealtimePublisher,
   ) {}
 
@@ -154,24 +152,18 @@ export class RunExecutor implements OnApplicationBootstrap, OnApplicationShutdow
       resumeAfterRelease: (botId) => this.service.resumeAfterRelease(botId),
       publishMessage: (m: Message) =>
         this.realtime.publish([{ kind: 'session', id: m.sessionId }], { type: 'message.created', message: toMessageView(m) }),
-      writeMessage: (lease: RunLease, r: RunContext, text: string, progress: boolean) =>
-        this.messages.write(lease, r, text, progress),
+      writeMessage: (lease: RunLease, r: RunContext, text: string, progress: boolean, notice?: MessageNotice) =>
+        this.messages.write(lease, r, text, progress, notice),
     });
   }
 
-  private async modelFor(run: RunContext): Promise<ModelClient> {
-    const botSettings = modelSettingsSchema.safeParse(run.bot.modelSettings);
-    const workspaceSettings = modelSettingsSchema.safeParse(run.workspace.modelSettings);
-    const apiKey = this.bots.openModelKey(run.bot.modelApiKeyCipher);
-    const backend = resolveModelBackend({
-      bot: { settings: botSettings.success ? botSettings.data : {}, ...(apiKey ? { apiKey } : {}) },
-      workspace: { settings: workspaceSettings.success ? workspaceSettings.data : {} },
-      env: process.env,
+  /** The run's model, decided where every model is: the agent's settings, its workspace's, the host's. */
+  private modelFor(run: RunContext): Promise<ModelClient> {
+    return this.chain.clientFor({
+      workspaceId: run.workspaceId,
+      workspace: this.chain.linkOf(run.workspace),
+      bot: this.chain.linkOf(run.bot),
     });
-    // An endpoint people configured is held to the endpoint policy on every connection (the settings may
-    // predate the policy, or the name resolve elsewhere now); the operator's own environment is trusted.
-    if (backend.source === 'env') return createModelClient(backend);
-    return createModelClient(backend, { endpointPolicy: await this.instance.modelEndpointPolicy() });
   }
 
   /** A stopping replica hands its runs back to the queue (they resume elsewhere from their checkpoints). */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { ChatMessage } from '@lazyboy/contracts';
+import type { ChatMessage, MessageNotice } from '@lazyboy/contracts';
 import type { Message } from '../persistence/generated/client.js';
 import { uuidv7 } from '../persistence/uuidv7.js';
 import { PrismaService } from '../persistence/prisma.service.js';
@@ -31,8 +31,8 @@ export class RunMessagesRepository {
     });
   }
 
-  /** An answer or progress note of the run, written only while the lease is still ours. */
-  async write(lease: RunLease, run: RunContext, text: string, progress: boolean): Promise<Message> {
+  /** An answer or progress note of the run (or the notice it ended with), written only while the lease is still ours. */
+  async write(lease: RunLease, run: RunContext, text: string, progress: boolean, notice?: MessageNotice): Promise<Message> {
     if (!run.sessionId) throw new Error('a run without a chat has nowhere to write');
     // The fenced UPDATE locks the run row for the statement: a takeover's claim waits until the message is in.
     const rows = await this.prisma.$queryRaw<Message[]>`
@@ -43,7 +43,7 @@ export class RunMessagesRepository {
       ), message AS (
         INSERT INTO "Message" (id, "workspaceId", "sessionId", role, content, "botId", "runId")
         SELECT ${uuidv7()}::uuid, ${run.workspaceId}::uuid, ${run.sessionId}::uuid, 'assistant',
-               ${JSON.stringify(messageContent(text, progress))}::jsonb, ${run.botId}::uuid, lease.id
+               ${JSON.stringify(messageContent(text, progress, notice))}::jsonb, ${run.botId}::uuid, lease.id
         FROM lease
         RETURNING *
       ), touched AS (

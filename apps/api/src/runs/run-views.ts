@@ -1,4 +1,4 @@
-import { busyStepSchema, type BusyStep, type RunView } from '@lazyboy/contracts';
+import { busyStepSchema, runErrorCodeOf, type BusyStep, type RunView } from '@lazyboy/contracts';
 import type { Run } from '../persistence/generated/client.js';
 import { pendingQuestionOf, readRunState } from './run-state.js';
 
@@ -19,7 +19,7 @@ export function toRunView(run: Run): RunView {
       ? { kind: question.kind, prompt: question.prompt, ...(question.draft === undefined ? {} : { draft: question.draft }) }
       : null,
     resultText: typeof result?.text === 'string' ? result.text : null,
-    errorCode: run.errorCode,
+    errorCode: runErrorCodeOf(run.errorCode),
     errorMessage: run.errorMessage,
     cancelRequested: run.cancelRequestedAt !== null,
     createdAt: run.createdAt.toISOString(),

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { BotsModule } from '../bots/bots.module.js';
 import { ComputersModule } from '../computers/computers.module.js';
 import { RunExecutor } from './run-executor.service.js';
 import { RunMessagesRepository } from './run-messages.repository.js';
@@ -9,7 +8,7 @@ import { RunsRepository } from './runs.repository.js';
 import { RunsService } from './runs.service.js';
 
 @Module({
-  imports: [BotsModule, ComputersModule],
+  imports: [ComputersModule],
   controllers: [RunsController, WorkspaceRunsController],
   providers: [RunsRepository, RunMessagesRepository, RunSignals, RunsService, RunExecutor],
   exports: [RunsService, RunsRepository, RunExecutor],

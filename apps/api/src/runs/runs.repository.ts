@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ACTIVE_RUN_STATUSES, type BusyStep, type RunStatus } from '@lazyboy/contracts';
+import { ACTIVE_RUN_STATUSES, type BusyStep, type RunErrorCode, type RunStatus } from '@lazyboy/contracts';
 import type { HumanAnswer } from '@lazyboy/agent';
 import { Prisma, type Bot, type Message, type Run, type Workspace } from '../persistence/generated/client.js';
 import { PrismaService } from '../persistence/prisma.service.js';
@@ -32,7 +32,7 @@ export const ONE_EXECUTING_RUN_PER_AGENT = 'Run_one_executing_per_bot';
 /** A run with what the executor reads of its agent, workspace and trigger message. */
 export interface RunContext extends Run {
   bot: Pick<Bot, 'id' | 'name' | 'instructions' | 'modelSettings' | 'modelApiKeyCipher'>;
-  workspace: Pick<Workspace, 'id' | 'modelSettings'>;
+  workspace: Pick<Workspace, 'id' | 'modelSettings' | 'modelApiKeyCipher'>;
   triggerMessage: Pick<Message, 'id' | 'createdAt' | 'content'> | null;
 }
 
@@ -42,6 +42,7 @@ interface ExecutionContextColumns {
   botModelSettings: Prisma.JsonValue;
   botModelApiKeyCipher: Bot['modelApiKeyCipher'];
   workspaceModelSettings: Prisma.JsonValue;
+  workspaceModelApiKeyCipher: Workspace['modelApiKeyCipher'];
   triggerId: string | null;
   triggerCreatedAt: Date | null;
   triggerContent: Prisma.JsonValue;
@@ -149,7 +150,13 @@ export class RunsRepository {
   /** Ends the run (final status) and gives up the lease. Plain SQL: every run ends here. */
   async finish(
     lease: RunLease,
-    outcome: { status: RunStatus; result?: StoredRunResult; errorCode?: string; errorMessage?: string; state?: StoredRunState },
+    outcome: {
+      status: RunStatus;
+      result?: StoredRunResult;
+      errorCode?: RunErrorCode;
+      errorMessage?: string;
+      state?: StoredRunState;
+    },
   ): Promise<Run> {
     const jsonOrNull = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
     const rows = await this.prisma.$queryRaw<Run[]>`
@@ -265,6 +272,7 @@ export class RunsRepository {
       SELECT r.*,
              b.name AS "botName", b.instructions AS "botInstructions", b."modelSettings" AS "botModelSettings",
              b."modelApiKeyCipher" AS "botModelApiKeyCipher", w."modelSettings" AS "workspaceModelSettings",
+             w."modelApiKeyCipher" AS "workspaceModelApiKeyCipher",
              m.id AS "triggerId", m."createdAt" AS "triggerCreatedAt", m.content AS "triggerContent"
       FROM "Run" r
       JOIN "Bot" b ON b.id = r."botId"
@@ -279,6 +287,7 @@ export class RunsRepository {
       botModelSettings,
       botModelApiKeyCipher,
       workspaceModelSettings,
+      workspaceModelApiKeyCipher,
       triggerId,
       triggerCreatedAt,
       triggerContent,
@@ -293,7 +302,11 @@ export class RunsRepository {
         modelSettings: botModelSettings,
         modelApiKeyCipher: botModelApiKeyCipher,
       },
-      workspace: { id: run.workspaceId, modelSettings: workspaceModelSettings },
+      workspace: {
+        id: run.workspaceId,
+        modelSettings: workspaceModelSettings,
+        modelApiKeyCipher: workspaceModelApiKeyCipher,
+      },
       triggerMessage:
         triggerId !== null && triggerCreatedAt !== null
           ? { id: triggerId, createdAt: triggerCreatedAt, content: triggerContent }

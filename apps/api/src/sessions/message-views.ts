@@ -1,14 +1,25 @@
-import type { MessageView, SessionView } from '@lazyboy/contracts';
+import { messageNoticeSchema, type MessageNotice, type MessageView, type SessionView } from '@lazyboy/contracts';
 import type { Message, Session } from '../persistence/generated/client.js';
 
-/** Message.content: the text of a chat message, and whether it was a progress note of a working agent. */
+/**
+ * Message.content: the text of a chat message, whether it was a progress note of a working agent, and for
+ * the message a run ended with on an error or a guard, its stable code.
+ */
 export interface StoredMessageContent {
   text: string;
   progress?: boolean;
+  notice?: MessageNotice;
 }
 
-export function messageContent(text: string, progress = false): StoredMessageContent {
-  return progress ? { text, progress } : { text };
+export function messageContent(text: string, progress = false, notice?: MessageNotice): StoredMessageContent {
+  return { text, ...(progress ? { progress } : {}), ...(notice ? { notice } : {}) };
+}
+
+/** A stored notice as the view shows it; one that does not parse (a newer code) is dropped, the text stays. */
+function noticeOf(stored: unknown): MessageNotice | null {
+  if (stored === undefined || stored === null) return null;
+  const parsed = messageNoticeSchema.safeParse(stored);
+  return parsed.success ? parsed.data : null;
 }
 
 export function toMessageView(message: Message): MessageView {
@@ -23,6 +34,7 @@ export function toMessageView(message: Message): MessageView {
     authorUserId: message.authorUserId,
     botId: message.botId,
     runId: message.runId,
+    notice: noticeOf(content?.notice),
     createdAt: message.createdAt.toISOString(),
   };
 }

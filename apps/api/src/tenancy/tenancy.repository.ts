@@ -13,6 +13,24 @@ export interface WorkspaceWithRole {
   memberCount: number;
   createdAt: Date;
   updatedAt: Date;
+  modelSettings: Prisma.JsonValue;
+  modelApiKeyCipher: Uint8Array | null;
+}
+
+/** A workspace's own settings as the settings route reads and writes them. */
+export interface WorkspaceSettingsRow {
+  name: string;
+  timezone: string;
+  modelSettings: Prisma.JsonValue;
+  modelApiKeyCipher: Uint8Array | null;
+}
+
+export interface WorkspaceSettingsChanges {
+  name?: string;
+  timezone?: string;
+  modelSettings?: Prisma.InputJsonObject;
+  /** null removes the stored key. */
+  modelApiKeyCipher?: Uint8Array<ArrayBuffer> | null;
 }
 
 export interface MemberRow {
@@ -28,6 +46,9 @@ export interface MemberRow {
  * longer has the role the caller's permission check saw, or is gone.
  */
 export type MembershipChangeRefusal = 'changed' | 'last_owner';
+
+/** A membership change either refused, or applied with the count of invitations it revoked. */
+export type MembershipChangeOutcome = { refused: MembershipChangeRefusal } | { revokedInvitations: number };
 
 type Tx = Prisma.TransactionClient;
 
@@ -59,6 +80,8 @@ export class TenancyRepository {
       memberCount: workspace._count.memberships,
       createdAt: workspace.createdAt,
       updatedAt: workspace.updatedAt,
+      modelSettings: workspace.modelSettings,
+      modelApiKeyCipher: workspace.modelApiKeyCipher,
     }));
   }
 
@@ -84,8 +107,26 @@ export class TenancyRepository {
     return workspace.id;
   }
 
-  async renameWorkspace(workspaceId: string, name: string): Promise<void> {
-    await this.prisma.workspace.update({ where: { id: workspaceId }, data: { name } });
+  /**
+   * Changes a workspace's settings from what they are now: `decide` sees the row locked (FOR UPDATE), so a
+   * key and the endpoint it was meant for cannot be changed apart by two requests at once. Answers the row
+   * before and after; null when the workspace is gone.
+   */
+  async updateSettings<T>(
+    workspaceId: string,
+    decide: (current: WorkspaceSettingsRow) => { changes: WorkspaceSettingsChanges; result: T },
+  ): Promise<{ before: WorkspaceSettingsRow; result: T } | null> {
+    return this.prisma.$transaction(async (tx) => {
+      await lockWorkspace(tx, workspaceId);
+      const before = await tx.workspace.findUnique({
+        where: { id: workspaceId },
+        select: { name: true, timezone: true, modelSettings: true, modelApiKeyCipher: true },
+      });
+      if (!before) return null;
+      const { changes, result } = decide(before);
+      if (Object.keys(changes).length > 0) await tx.workspace.update({ where: { id: workspaceId }, data: changes });
+      return { before, result };
+    });
   }
 
   async members(workspaceId: string): Promise<MemberRow[]> {
@@ -127,34 +168,38 @@ export class TenancyRepository {
   /**
    * Changes a member's role if it still is `from` (the role the permission check saw), refusing to leave the
    * workspace without an owner. The workspace row is locked first, so two owners demoting each other at
-   * once cannot both succeed.
+   * once cannot both succeed. The member's pending invitations their new role could not send are revoked
+   * with it (see revokeInvitationsBeyond).
    */
   async changeRole(
     workspaceId: string,
     userId: string,
     from: MembershipRole,
     to: MembershipRole,
-  ): Promise<MembershipChangeRefusal | null> {
+  ): Promise<MembershipChangeOutcome> {
     return this.prisma
-      .$transaction(async (tx) => {
+      .$transaction(async (tx): Promise<MembershipChangeOutcome> => {
         await lockWorkspace(tx, workspaceId);
         const updated = await tx.membership.updateMany({ where: { workspaceId, userId, role: from }, data: { role: to } });
-        if (updated.count === 0) return 'changed';
+        if (updated.count === 0) return { refused: 'changed' };
         if ((await ownerCount(tx, workspaceId)) === 0) throw new LastOwnerRollback();
-        return null;
+        return { revokedInvitations: await revokeInvitationsBeyond(tx, workspaceId, userId, to) };
       })
       .catch(rollbackToRefusal);
   }
 
-  /** Removes a member if their role still is `role`, refusing to remove the last owner (same locking as changeRole). */
-  async removeMember(workspaceId: string, userId: string, role: MembershipRole): Promise<MembershipChangeRefusal | null> {
+  /**
+   * Removes a member if their role still is `role`, refusing to remove the last owner (same locking as
+   * changeRole), and revokes the invitations they sent that are still pending.
+   */
+  async removeMember(workspaceId: string, userId: string, role: MembershipRole): Promise<MembershipChangeOutcome> {
     return this.prisma
-      .$transaction(async (tx) => {
+      .$transaction(async (tx): Promise<MembershipChangeOutcome> => {
         await lockWorkspace(tx, workspaceId);
         const removed = await tx.membership.deleteMany({ where: { workspaceId, userId, role } });
-        if (removed.count === 0) return 'changed';
+        if (removed.count === 0) return { refused: 'changed' };
         if ((await ownerCount(tx, workspaceId)) === 0) throw new LastOwnerRollback();
-        return null;
+        return { revokedInvitations: await revokeInvitationsBeyond(tx, workspaceId, userId, null) };
       })
       .catch(rollbackToRefusal);
   }
@@ -163,15 +208,46 @@ export class TenancyRepository {
 /** Thrown inside a transaction to undo a change that would leave no owner. */
 class LastOwnerRollback extends Error {}
 
-function rollbackToRefusal(error: unknown): MembershipChangeRefusal {
-  if (error instanceof LastOwnerRollback) return 'last_owner';
+function rollbackToRefusal(error: unknown): MembershipChangeOutcome {
+  if (error instanceof LastOwnerRollback) return { refused: 'last_owner' };
   throw error;
 }
 
-async function lockWorkspace(tx: Tx, workspaceId: string): Promise<void> {
+/**
+ * Locks the workspace's row for the transaction: every change of who is in it, with which role, and of
+ * its invitations takes this lock first, so such changes happen one after the other.
+ */
+export async function lockWorkspace(tx: Tx, workspaceId: string): Promise<void> {
   await tx.$queryRaw`SELECT 1 FROM "Workspace" WHERE "id" = ${workspaceId}::uuid FOR UPDATE`;
 }
 
 function ownerCount(tx: Tx, workspaceId: string): Promise<number> {
   return tx.membership.count({ where: { workspaceId, role: 'owner' } });
+}
+
+/** The invitation roles a member with `role` may send: admins invite members and admins, owners anyone. */
+export function invitableRoles(role: MembershipRole | null): MembershipRole[] {
+  if (role === 'owner') return ['owner', 'admin', 'member'];
+  if (role === 'admin') return ['admin', 'member'];
+  return [];
+}
+
+/**
+ * Revokes the pending invitations `userId` sent in the workspace that their role (`role`; null: no longer
+ * a member) may not send, so that nobody keeps a way back in, or to a higher role, through a link they made
+ * before. revokedById stays null: nobody revoked them by hand. Returns how many.
+ */
+async function revokeInvitationsBeyond(
+  tx: Tx,
+  workspaceId: string,
+  userId: string,
+  role: MembershipRole | null,
+): Promise<number> {
+  const keep = invitableRoles(role);
+  if (keep.length === 3) return 0;
+  const revoked = await tx.invitation.updateMany({
+    where: { workspaceId, invitedById: userId, acceptedAt: null, revokedAt: null, role: { notIn: keep } },
+    data: { revokedAt: new Date() },
+  });
+  return revoked.count;
 }

@@ -46,20 +46,28 @@ export class WorkspacesController {
   }
 
   @Get(':workspaceId')
-  @ApiRoute({ summary: 'One workspace of the caller', response: workspaceViewSchema, tag })
+  @ApiRoute({
+    summary: 'One workspace of the caller with its settings (members see the model settings without the key)',
+    response: workspaceViewSchema,
+    tag,
+  })
   get(@CurrentPrincipal() principal: Principal, @IdParam('workspaceId') workspaceId: string): Promise<WorkspaceView> {
     return this.workspaces.get(principal, workspaceId);
   }
 
   @Patch(':workspaceId')
-  @ApiRoute({ summary: 'Rename a workspace (admin or owner)', response: workspaceViewSchema, tag })
-  rename(
+  @ApiRoute({
+    summary: "Change a workspace's settings (admin or owner): name, time zone, model settings and key",
+    response: workspaceViewSchema,
+    tag,
+  })
+  update(
     @CurrentPrincipal() principal: Principal,
     @IdParam('workspaceId') workspaceId: string,
     @ZodBody(updateWorkspaceRequestSchema) body: UpdateWorkspaceRequest,
     @ClientIp() ip: string | undefined,
   ): Promise<WorkspaceView> {
-    return this.workspaces.rename(principal, workspaceId, body.name, ip);
+    return this.workspaces.update(principal, workspaceId, body, ip);
   }
 
   @Get(':workspaceId/members')

@@ -1,10 +1,31 @@
 import { Injectable } from '@nestjs/common';
-import type { AddMemberRequest, MemberView, MembershipRole, WorkspaceSummaryView, WorkspaceView } from '@lazyboy/contracts';
+import { isDeepStrictEqual } from 'node:util';
+import type {
+  AddMemberRequest,
+  MemberView,
+  MembershipRole,
+  UpdateWorkspaceRequest,
+  WorkspaceSummaryView,
+  WorkspaceView,
+} from '@lazyboy/contracts';
 import { conflict, forbidden, notFound } from '../common/api-error.js';
 import type { Principal } from '../auth/principal.js';
-import { AuditService } from '../audit/audit.service.js';
+import { AuditService, type AuditEntry } from '../audit/audit.service.js';
+import { InstanceSettingsService } from '../instance/instance-settings.service.js';
+import { ModelKeys } from '../model/model-keys.js';
+import {
+  assertAllowedBaseUrl,
+  assertAllowedModelPath,
+  assertKeyHasEndpoint,
+  dropsStoredKey,
+} from '../model/model-settings-rules.js';
+import {
+  mergeWorkspaceModelSettings,
+  WorkspaceModelService,
+  workspaceModelSettingsOf,
+} from '../model/workspace-model.service.js';
 import { MembershipChanges } from './membership-changes.js';
-import { TenancyRepository, type MemberRow } from './tenancy.repository.js';
+import { TenancyRepository, type MemberRow, type WorkspaceSettingsChanges } from './tenancy.repository.js';
 import { WorkspaceAccess } from './workspace-access.js';
 import { createWithUniqueSlug } from './workspace-slug.js';
 import { toMemberView, toSummary, toView } from './workspace-views.js';
@@ -17,6 +38,9 @@ export class WorkspacesService {
     private readonly access: WorkspaceAccess,
     private readonly changes: MembershipChanges,
     private readonly audit: AuditService,
+    private readonly instance: InstanceSettingsService,
+    private readonly modelKeys: ModelKeys,
+    private readonly model: WorkspaceModelService,
   ) {}
 
   async list(principal: Principal): Promise<WorkspaceSummaryView[]> {
@@ -49,18 +73,66 @@ export class WorkspacesService {
     return this.view(principal.userId, workspaceId);
   }
 
-  async rename(principal: Principal, workspaceId: string, name: string, ip?: string): Promise<WorkspaceView> {
+  /**
+   * The one place a workspace's settings change (owners and admins): name, time zone, model settings and
+   * key. Model settings follow the agents' rules: the endpoint policy on every base URL, a model file only
+   * where local model servers are allowed, and a new provider or base URL drops the stored key unless the
+   * same request brings one. One audit row per thing changed, never with the key.
+   */
+  async update(principal: Principal, workspaceId: string, request: UpdateWorkspaceRequest, ip?: string): Promise<WorkspaceView> {
     await this.access.require(principal, workspaceId, 'admin');
-    await this.tenancy.renameWorkspace(workspaceId, name);
-    await this.audit.record({
+    const next = request.modelSettings;
+    if (next) {
+      const policy = await this.instance.modelEndpointPolicy();
+      assertAllowedBaseUrl(next, policy, 'modelSettings.baseUrl');
+      assertAllowedModelPath(next, policy, 'modelSettings.modelPath');
+    }
+    const sealed = request.modelApiKey ? this.modelKeys.seal(request.modelApiKey) : undefined;
+    const entry = (action: string, details: AuditEntry['details'] = {}): AuditEntry => ({
       workspaceId,
       actorUserId: principal.userId,
-      action: 'workspace.rename',
+      action,
       targetType: 'workspace',
       targetId: workspaceId,
-      details: { name },
+      details,
       ip,
     });
+    const outcome = await this.tenancy.updateSettings(workspaceId, (current) => {
+      const changes: WorkspaceSettingsChanges = {};
+      const audits: AuditEntry[] = [];
+      if (request.name !== undefined && request.name !== current.name) {
+        changes.name = request.name;
+        audits.push(entry('workspace.rename', { name: request.name }));
+      }
+      if (request.timezone !== undefined && request.timezone !== current.timezone) {
+        changes.timezone = request.timezone;
+        audits.push(entry('workspace.timezone_change', { timezone: request.timezone, from: current.timezone }));
+      }
+      let hasKey = current.modelApiKeyCipher !== null;
+      if (next) {
+        const stored = workspaceModelSettingsOf(current.modelSettings);
+        if (!isDeepStrictEqual(stored, next)) {
+          changes.modelSettings = mergeWorkspaceModelSettings(current.modelSettings, next);
+          audits.push(entry('workspace.model_settings_change', { settings: next, from: stored }));
+        }
+        if (hasKey && dropsStoredKey(stored, next, request.modelApiKey !== undefined)) {
+          changes.modelApiKeyCipher = null;
+          hasKey = false;
+          audits.push(entry('workspace.model_key_remove', { reason: 'endpoint_changed' }));
+        }
+      }
+      if (sealed) assertKeyHasEndpoint(next ?? workspaceModelSettingsOf(current.modelSettings), 'modelApiKey');
+      if (request.modelApiKey === null && hasKey) {
+        changes.modelApiKeyCipher = null;
+        audits.push(entry('workspace.model_key_remove', { reason: 'removed' }));
+      } else if (sealed) {
+        changes.modelApiKeyCipher = sealed;
+        audits.push(entry('workspace.model_key_set', { replaced: hasKey }));
+      }
+      return { changes, result: audits };
+    });
+    if (!outcome) throw notFound('workspace');
+    for (const audit of outcome.result) await this.audit.record(audit);
     return this.view(principal.userId, workspaceId);
   }
 
@@ -132,6 +204,6 @@ export class WorkspacesService {
   private async view(userId: string, workspaceId: string): Promise<WorkspaceView> {
     const workspace = await this.tenancy.workspaceOf(userId, workspaceId);
     if (!workspace) throw notFound('workspace');
-    return toView(workspace);
+    return toView(workspace, await this.model.view(workspaceId, workspace, workspace.role));
   }
 }

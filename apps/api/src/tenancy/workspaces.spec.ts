@@ -143,6 +143,36 @@ describe('workspaces and members', () => {
     expect(await prisma.membership.count({ where: { workspaceId: ada.workspaceId, role: 'owner' } })).toBe(1);
   });
 
+  it('keeps two owners from both leaving, or one leaving while demoting the other, at the same time', async () => {
+    const ada = await signUp(api.url);
+    const bob = await signUp(api.url);
+    const base = `/api/workspaces/${ada.workspaceId}`;
+    await as(ada).post(`${base}/members`, { email: bob.email, role: 'owner' }).expect(201);
+    const [a, b] = await Promise.all([
+      as(ada).delete(`${base}/members/${ada.userId}`),
+      as(bob).delete(`${base}/members/${bob.userId}`),
+    ]);
+    expect([a.status, b.status].sort()).toEqual([204, 409]);
+    const stayed = a.status === 204 ? bob : ada;
+    const left = a.status === 204 ? ada : bob;
+    expect(
+      await prisma.membership.findMany({ where: { workspaceId: ada.workspaceId }, select: { userId: true, role: true } }),
+    ).toEqual([{ userId: stayed.userId, role: 'owner' }]);
+
+    // The one who stayed is the last owner again; with the other back as owner, a leave races a demotion.
+    await as(stayed).post(`${base}/members`, { email: left.email, role: 'owner' }).expect(201);
+    const [leave, demote] = await Promise.all([
+      as(stayed).delete(`${base}/members/${stayed.userId}`),
+      as(left).patch(`${base}/members/${left.userId}`, { role: 'member' }),
+    ]);
+    // Either the leave went first (and the demotion would leave nobody) or the demotion (and the leave would).
+    expect([
+      [204, 409],
+      [409, 200],
+    ]).toContainEqual([leave.status, demote.status]);
+    expect(await prisma.membership.count({ where: { workspaceId: ada.workspaceId, role: 'owner' } })).toBe(1);
+  });
+
   describe('when the member changes between the permission check and the write', () => {
     afterEach(() => {
       jest.restoreAllMocks();

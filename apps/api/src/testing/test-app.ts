@@ -13,9 +13,17 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** A provider the test replaces (what the API looks for that a test cannot provide where it is looked for). */
+export interface ProviderOverride {
+  provide: string | symbol | (abstract new (...args: never[]) => unknown);
+  useValue: unknown;
+}
+
 /** The whole API, configured like main.ts does, listening on a free loopback port. */
-export async function startTestApp(config: ApiConfig): Promise<TestApp> {
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule.forConfig(config)] }).compile();
+export async function startTestApp(config: ApiConfig, overrides: ProviderOverride[] = []): Promise<TestApp> {
+  let builder = Test.createTestingModule({ imports: [AppModule.forConfig(config)] });
+  for (const { provide, useValue } of overrides) builder = builder.overrideProvider(provide).useValue(useValue);
+  const moduleRef = await builder.compile();
   const app = configureApp(
     moduleRef.createNestApplication<NestExpressApplication>({ logger: ['error', 'warn'], bodyParser: false }),
   );

@@ -8,7 +8,7 @@ export interface TestUser {
   /** `lazyboy_session=…`, ready for a Cookie request header. */
   cookie: string;
   userId: string;
-  /** The personal workspace sign-up created (the user owns it). */
+  /** The personal workspace sign-up created (the user owns it), or the inviting one for a sign-up by invitation. */
   workspaceId: string;
 }
 
@@ -16,11 +16,14 @@ export interface SignUpOverrides {
   email?: string;
   password?: string;
   displayName?: string;
+  /** Sign up through this invitation (then `email` must be the invitation's). */
+  invitationToken?: string;
 }
 
 /**
  * Signs up a fresh user over HTTP (POST /api/auth/signup) with a unique email and returns their session
- * cookie and personal workspace: an authenticated caller for any suite.
+ * cookie and personal workspace: an authenticated caller for any suite. Without an invitation that needs
+ * the `open` sign-up policy, which testApiConfig sets.
  *
  *   const alice = await signUp(app.url);
  *   await request(app.url).get('/api/workspaces').set('Cookie', alice.cookie);
@@ -33,7 +36,12 @@ export async function signUp(baseUrl: string, overrides: SignUpOverrides = {}): 
   const res = await fetch(new URL('/api/auth/signup', baseUrl), {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password, displayName }),
+    body: JSON.stringify({
+      email,
+      password,
+      displayName,
+      ...(overrides.invitationToken ? { invitationToken: overrides.invitationToken } : {}),
+    }),
   });
   if (res.status !== 201) throw new Error(`sign-up of ${email} answered ${res.status}: ${await res.text()}`);
   const cookie = sessionCookieOf(res.headers.getSetCookie());
@@ -42,6 +50,23 @@ export async function signUp(baseUrl: string, overrides: SignUpOverrides = {}): 
   const workspace = me.workspaces[0];
   if (!workspace) throw new Error('sign-up created no workspace');
   return { email: me.user.email, password, displayName, cookie, userId: me.user.id, workspaceId: workspace.id };
+}
+
+/** Invites `email` to a workspace as `cookie`'s user (an owner or admin there); returns the invitation's token. */
+export async function createInvitation(
+  baseUrl: string,
+  cookie: string,
+  workspaceId: string,
+  email: string,
+  role: 'owner' | 'admin' | 'member' = 'member',
+): Promise<string> {
+  const res = await fetch(new URL(`/api/workspaces/${workspaceId}/invitations`, baseUrl), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie },
+    body: JSON.stringify({ email, role }),
+  });
+  if (res.status !== 201) throw new Error(`invitation of ${email} answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { token: string }).token;
 }
 
 /** Signs an existing user in again (a second session); returns the new cookie. */

@@ -9,6 +9,7 @@ import { useT } from '../../lib/i18n';
 import { useSignedIn } from '../../lib/use-me';
 import { ErrorBanner } from '../error-banner';
 import { AdminComputers } from './admin-computers';
+import { AdminInstanceSettings } from './admin-instance-settings';
 import { AdminRuns } from './admin-runs';
 import { AdminUsers } from './admin-users';
 import { AdminWorkspaces } from './admin-workspaces';
@@ -54,12 +55,14 @@ function AdminTables({ selfId }: { selfId: string }) {
         </Link>
         <h1>{t.adminTitle}</h1>
         <nav className="admin-nav" aria-label={t.adminTitle}>
+          <a href="#settings">{t.adminSettings}</a>
           <a href="#users">{t.adminUsers}</a>
           <a href="#workspaces">{t.adminWorkspaces}</a>
           <a href="#computers">{t.adminComputers}</a>
           <a href="#runs">{t.adminRuns}</a>
         </nav>
       </header>
+      <AdminInstanceSettings />
       <AdminUsers selfId={selfId} />
       <AdminWorkspaces workspaces={workspaces} />
       <AdminComputers computers={computers} />

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { membershipRoleSchema, runStatusSchema } from '../domain.js';
+import { membershipRoleSchema, runStatusSchema, signupPolicySchema } from '../domain.js';
 import { idSchema, isoDateSchema, pageQuerySchema, pageSchema } from './common.js';
 import { computerViewSchema } from './computers.js';
 import { runViewSchema } from './runs.js';
@@ -105,18 +105,38 @@ export type AdminRunListView = z.infer<typeof adminRunListViewSchema>;
 
 // --------------------------------------------------------------------------------------------- settings
 
+/** Which workspaces the host's environment model (MODEL_ENV_VARIABLES, keys included) serves. */
+export const environmentModelScopeSchema = z.enum([
+  /** Only the first workspace (the first admin's): a stranger who signs up cannot spend the host's key. */
+  'first_workspace',
+  /** Every workspace without a model of its own. */
+  'all_workspaces',
+]);
+export type EnvironmentModelScope = z.infer<typeof environmentModelScopeSchema>;
+
 export const instanceSettingsViewSchema = z.object({
   /**
    * Agents' and workspaces' model settings may name model servers on loopback (Ollama on 127.0.0.1) and the
-   * cluster's own service names. Link-local and metadata addresses are refused whatever this says.
+   * cluster's own service names, and workspaces local model files. Link-local and metadata addresses are
+   * refused whatever this says.
    */
   allowLocalModelServers: z.boolean(),
-  /** When an instance admin last changed the settings; null while LAZYBOY_ALLOW_LOCAL_MODEL_SERVERS decides. */
+  /** Who may sign up: LAZYBOY_SIGNUP until an instance admin sets it. */
+  signupPolicy: signupPolicySchema,
+  environmentModelScope: environmentModelScopeSchema,
+  /** When an instance admin last changed a setting; null while the environment decides them all. */
   updatedAt: isoDateSchema.nullable(),
 });
 export type InstanceSettingsView = z.infer<typeof instanceSettingsViewSchema>;
 
-export const updateInstanceSettingsRequestSchema = z.strictObject({ allowLocalModelServers: z.boolean() });
+/** Each setting given is saved and from then on overrides its environment variable; the others stay as they are. */
+export const updateInstanceSettingsRequestSchema = z
+  .strictObject({
+    allowLocalModelServers: z.boolean().optional(),
+    signupPolicy: signupPolicySchema.optional(),
+    environmentModelScope: environmentModelScopeSchema.optional(),
+  })
+  .refine((body) => Object.values(body).some((value) => value !== undefined), 'nothing to change');
 export type UpdateInstanceSettingsRequest = z.infer<typeof updateInstanceSettingsRequestSchema>;
 
 // ------------------------------------------------------------------------------------------------ audit

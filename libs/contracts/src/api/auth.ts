@@ -1,15 +1,22 @@
 import { z } from 'zod';
 import { emailSchema, idSchema, isoDateSchema } from './common.js';
+import { invitationTokenSchema } from './invitations.js';
 import { workspaceSummaryViewSchema } from './workspaces.js';
 
 export const PASSWORD_MIN_LENGTH = 8;
 /** Generous, but bounded: every password is fed to scrypt. */
 export const PASSWORD_MAX_LENGTH = 1_024;
 
+/**
+ * With an invitation's token the new account joins the inviting workspace (the invitation's email must be
+ * the account's) and gets no workspace of its own; without one (only under the `open` policy) it gets a
+ * personal workspace it owns.
+ */
 export const signupRequestSchema = z.strictObject({
   email: emailSchema,
   password: z.string().min(PASSWORD_MIN_LENGTH).max(PASSWORD_MAX_LENGTH),
   displayName: z.string().trim().min(1).max(80),
+  invitationToken: invitationTokenSchema.optional(),
 });
 export type SignupRequest = z.infer<typeof signupRequestSchema>;
 

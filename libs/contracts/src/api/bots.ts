@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { computerModeSchema } from '../domain.js';
 import { modelProviderSchema } from '../model.js';
 import { idSchema, isoDateSchema } from './common.js';
+import { modelApiKeySchema, modelReadinessSchema } from './model-settings.js';
 
 /** An agent's own model settings: the first link of the credential chain (bot → workspace → environment). */
 export const botModelSettingsSchema = z.strictObject({
@@ -32,7 +33,7 @@ export const updateBotRequestSchema = z
     computerMode: computerModeSchema.optional(),
     modelSettings: botModelSettingsSchema.optional(),
     /** A new model API key for this agent (stored encrypted, never returned); null removes it. */
-    modelApiKey: z.string().min(1).max(500).nullable().optional(),
+    modelApiKey: modelApiKeySchema.nullable().optional(),
   })
   .refine((body) => Object.keys(body).length > 0, 'nothing to change');
 export type UpdateBotRequest = z.infer<typeof updateBotRequestSchema>;
@@ -46,6 +47,8 @@ export const botViewSchema = z.object({
   computerMode: computerModeSchema,
   modelSettings: botModelSettingsSchema,
   hasModelApiKey: z.boolean(),
+  /** Whether the agent has a model it can use (its own settings, its workspace's, the host's), and why not. */
+  modelReadiness: modelReadinessSchema,
   createdAt: isoDateSchema,
   updatedAt: isoDateSchema,
 });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { runKindSchema, runStatusSchema } from '../domain.js';
 import { busyStepSchema } from './busy-step.js';
+import { runErrorCodeSchema } from '../run-error-codes.js';
 import { idSchema, isoDateSchema } from './common.js';
 
 /** A question a parked run waits on (waiting_input / waiting_takeover). */
@@ -32,7 +33,8 @@ export const runViewSchema = z.object({
   question: pendingQuestionViewSchema.nullable(),
   /** The final summary or blocked reason. */
   resultText: z.string().nullable(),
-  errorCode: z.string().nullable(),
+  /** Why a blocked or failed run ended (libs/contracts run-error-codes.ts lists every code). */
+  errorCode: runErrorCodeSchema.nullable(),
   errorMessage: z.string().nullable(),
   cancelRequested: z.boolean(),
   createdAt: isoDateSchema,

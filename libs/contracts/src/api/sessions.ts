@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { messageRoleSchema } from '../domain.js';
+import { runErrorCodeSchema } from '../run-error-codes.js';
 import { idSchema, isoDateSchema } from './common.js';
 import { runViewSchema } from './runs.js';
 
@@ -31,6 +32,17 @@ export const postMessageRequestSchema = z.strictObject({
 });
 export type PostMessageRequest = z.infer<typeof postMessageRequestSchema>;
 
+/**
+ * How a run ended, when the service (not the agent) wrote the message: the stable code, which clients word in
+ * their person's language instead of the message's English text (kept for the model's context and API clients).
+ */
+export const messageNoticeSchema = z.object({
+  code: runErrorCodeSchema,
+  /** The model provider's own error text when a model failure ended the run (one line, never a key). */
+  providerMessage: z.string().nullable(),
+});
+export type MessageNotice = z.infer<typeof messageNoticeSchema>;
+
 export const messageViewSchema = z.object({
   id: idSchema,
   sessionId: idSchema,
@@ -42,6 +54,8 @@ export const messageViewSchema = z.object({
   authorUserId: idSchema.nullable(),
   botId: idSchema.nullable(),
   runId: idSchema.nullable(),
+  /** Set on the message a run's error or guard ended it with; null on everything people and agents wrote. */
+  notice: messageNoticeSchema.nullable(),
   createdAt: isoDateSchema,
 });
 export type MessageView = z.infer<typeof messageViewSchema>;

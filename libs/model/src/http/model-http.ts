@@ -15,7 +15,7 @@ import { formatDuration, oneLine } from './message-text.js';
 import { errorForReport, errorForStatus, isRetryableStatus, readErrorBody, reportFromObject } from './provider-errors.js';
 import { backoffDelayMs, DEFAULT_RETRY_POLICY, parseRetryAfterMs, type RetryPolicy } from './retry-policy.js';
 import { type SseEvent, SseParser } from './sse-parser.js';
-import { post } from './transport.js';
+import { request } from './transport.js';
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
 
@@ -83,17 +83,24 @@ export class ModelHttp {
   }
 
   async postJson(path: string, body: unknown, signal: AbortSignal | undefined): Promise<unknown> {
-    return this.send(path, body, signal, 'application/json', async (response, io) => {
-      const text = await io.guard(response.text());
-      const parsed = tryParseJson(text);
-      if (!parsed.ok) {
-        throw new ModelProtocolError(
-          `the model provider ${this.endpoint.provider} answered with something other than JSON: ${oneLine(text, 120)}`,
-          { provider: this.endpoint.provider },
-        );
-      }
-      return parsed.value;
-    });
+    return this.send(path, body, signal, 'application/json', (response, io) => this.readJson(response, io));
+  }
+
+  /** A GET of JSON (the model list), with the same policy, timeout, retries and errors as a post. */
+  async getJson(path: string, signal: AbortSignal | undefined): Promise<unknown> {
+    return this.send(path, undefined, signal, 'application/json', (response, io) => this.readJson(response, io));
+  }
+
+  private async readJson(response: Response, io: AttemptIo): Promise<unknown> {
+    const text = await io.guard(response.text());
+    const parsed = tryParseJson(text);
+    if (!parsed.ok) {
+      throw new ModelProtocolError(
+        `the model provider ${this.endpoint.provider} answered with something other than JSON: ${oneLine(text, 120)}`,
+        { provider: this.endpoint.provider },
+      );
+    }
+    return parsed.value;
   }
 
   /** Posts `body` and hands each server-sent event to `onEvent` until the stream ends or it returns 'stop'. */
@@ -140,6 +147,7 @@ export class ModelHttp {
     });
   }
 
+  /** `body` undefined: a GET. */
   private async send<T>(
     path: string,
     body: unknown,
@@ -147,7 +155,7 @@ export class ModelHttp {
     accept: string,
     read: (response: Response, io: AttemptIo) => Promise<T>,
   ): Promise<T> {
-    const json = JSON.stringify(body);
+    const json = body === undefined ? undefined : JSON.stringify(body);
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.attempt(path, json, signal, accept, read);
@@ -175,7 +183,7 @@ export class ModelHttp {
 
   private async attempt<T>(
     path: string,
-    json: string,
+    json: string | undefined,
     signal: AbortSignal | undefined,
     accept: string,
     read: (response: Response, io: AttemptIo) => Promise<T>,
@@ -239,14 +247,14 @@ export class ModelHttp {
     try {
       const url = joinUrl(baseUrl, path);
       const response = await io.guard(
-        post(url, {
+        request(url, {
           headers: {
-            'content-type': 'application/json',
+            ...(json === undefined ? {} : { 'content-type': 'application/json' }),
             accept,
             ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
             ...this.options.headers,
           },
-          body: json,
+          ...(json === undefined ? {} : { body: json }),
           signal: controller.signal,
           ...(policy ? { policy } : {}),
         }),

@@ -56,8 +56,14 @@ export function isRetryableStatus(status: number, report: ProviderErrorReport): 
   return status >= 500;
 }
 
+/** The provider's own words, fit to show: one line, the key redacted. */
+function providerText(endpoint: ModelEndpoint, report: ProviderErrorReport): string | undefined {
+  return report.message ? oneLine(redact(report.message, endpoint.apiKey)) : undefined;
+}
+
 function detail(endpoint: ModelEndpoint, report: ProviderErrorReport): string {
-  return report.message ? `: ${oneLine(redact(report.message, endpoint.apiKey))}` : '';
+  const text = providerText(endpoint, report);
+  return text ? `: ${text}` : '';
 }
 
 function attemptsNote(attempts: number): string {
@@ -75,7 +81,8 @@ export function errorForStatus(
   const { provider, model } = endpoint;
   const url = displayUrl(endpoint.baseUrl);
   const said = detail(endpoint, report);
-  const details = { provider, status };
+  const providerMessage = providerText(endpoint, report);
+  const details = { provider, status, ...(providerMessage ? { providerMessage } : {}) };
   if (status === 401 || status === 403) {
     return new ModelAuthError(
       `the model provider refused the API key for ${provider} (HTTP ${status} from ${url}${said})`,
@@ -106,15 +113,17 @@ export function errorForStatus(
 export function errorForReport(endpoint: ModelEndpoint, report: ProviderErrorReport): ModelError {
   const { provider, model } = endpoint;
   const said = detail(endpoint, report);
+  const providerMessage = providerText(endpoint, report);
+  const details = { provider, ...(providerMessage ? { providerMessage } : {}) };
   const kind = `${report.code ?? ''} ${report.type ?? ''}`;
   if (/rate_limit|insufficient_quota/.test(kind)) {
-    return new ModelRateLimitError(`the model provider ${provider} is rate limiting requests${said}`, undefined, { provider });
+    return new ModelRateLimitError(`the model provider ${provider} is rate limiting requests${said}`, undefined, details);
   }
   if (saysModelIsUnknown(report, model)) {
-    return new ModelNotFoundError(`unknown model '${model}' at ${displayUrl(endpoint.baseUrl)}${said}`, model, { provider });
+    return new ModelNotFoundError(`unknown model '${model}' at ${displayUrl(endpoint.baseUrl)}${said}`, model, details);
   }
   if (/invalid_request/.test(kind)) {
-    return new ModelRequestError(`the model provider ${provider} rejected the request${said}`, { provider });
+    return new ModelRequestError(`the model provider ${provider} rejected the request${said}`, details);
   }
-  return new ModelServerError(`the model provider ${provider} reported an error${said || ' without a message'}`, { provider });
+  return new ModelServerError(`the model provider ${provider} reported an error${said || ' without a message'}`, details);
 }

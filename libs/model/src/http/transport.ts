@@ -5,9 +5,10 @@ import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { ModelEndpointRefusedError, ModelProtocolError } from '../errors.js';
 import type { ModelEndpointPolicy } from './endpoint-policy.js';
 
-export interface PostInit {
+export interface RequestInit {
   headers: Record<string, string>;
-  body: string;
+  /** None: a GET. */
+  body?: string;
   signal: AbortSignal;
   /** Connections go through the policy's resolver and pool; without one, Node's defaults. */
   policy?: ModelEndpointPolicy;
@@ -17,11 +18,11 @@ export interface PostInit {
 const NULL_BODY = new Set([101, 204, 205, 304]);
 
 /**
- * One POST over node:http(s), answered as a fetch Response. Not fetch itself: Node's fetch cannot take a
- * resolver, and the endpoint policy must check the very addresses a socket connects to. Redirects are
- * never followed here; the caller decides what a 3xx means.
+ * One POST (with a body) or GET (without) over node:http(s), answered as a fetch Response. Not fetch itself:
+ * Node's fetch cannot take a resolver, and the endpoint policy must check the very addresses a socket
+ * connects to. Redirects are never followed here; the caller decides what a 3xx means.
  */
-export async function post(url: string, init: PostInit): Promise<Response> {
+export async function request(url: string, init: RequestInit): Promise<Response> {
   const target = new URL(url);
   const protocol = target.protocol;
   if (protocol !== 'http:' && protocol !== 'https:') {
@@ -29,9 +30,10 @@ export async function post(url: string, init: PostInit): Promise<Response> {
   }
   const transport = protocol === 'https:' ? https : http;
   return new Promise<Response>((resolve, reject) => {
+    const body = init.body;
     const request = transport.request(target, {
-      method: 'POST',
-      headers: { ...init.headers, 'content-length': String(Buffer.byteLength(init.body)) },
+      method: body === undefined ? 'GET' : 'POST',
+      headers: body === undefined ? init.headers : { ...init.headers, 'content-length': String(Buffer.byteLength(body)) },
       signal: init.signal,
       ...(init.policy ? { agent: init.policy.agentFor(protocol) } : {}),
     });
@@ -53,6 +55,6 @@ export async function post(url: string, init: PostInit): Promise<Response> {
       else body = Readable.toWeb(incoming) as NodeReadableStream<Uint8Array> as unknown as ReadableStream<Uint8Array>;
       resolve(new Response(body, { status, statusText: incoming.statusMessage ?? '', headers }));
     });
-    request.end(init.body);
+    request.end(body);
   });
 }

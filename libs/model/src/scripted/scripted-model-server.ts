@@ -15,6 +15,19 @@ export interface ScriptedModelServerOptions {
   port?: number;
   /** The model name the server reports (it answers whatever model is asked for). Default 'scripted-model'. */
   model?: string;
+  /** The ids `/v1/models` lists. Default: `model` alone. */
+  models?: string[];
+  /**
+   * The key it insists on, as a provider does: any request without `Authorization: Bearer <apiKey>` gets
+   * OpenAI's 401 answer (the model list too). Default: none asked for.
+   */
+  apiKey?: string;
+}
+
+/** A request for the model list (`GET /v1/models`). */
+export interface ModelListRequest {
+  /** Lower-case header names. */
+  headers: Record<string, string>;
 }
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -31,7 +44,11 @@ class RequestBodyTooLarge extends Error {
 export class ScriptedModelServer {
   /** Every chat/responses request received since start (or the last setScript), in arrival order. */
   readonly requests: ReceivedRequest[] = [];
+  /** Every model list request received since start, in arrival order (setScript keeps them). */
+  readonly modelListRequests: ModelListRequest[] = [];
   readonly model: string;
+  private readonly models: string[];
+  private apiKey: string | undefined;
   private script: Script;
   private turnsUsed = 0;
   private server: http.Server | undefined;
@@ -48,6 +65,8 @@ export class ScriptedModelServer {
     this.host = resolved.host ?? '127.0.0.1';
     this.requestedPort = resolved.port ?? 0;
     this.model = resolved.model ?? 'scripted-model';
+    this.models = resolved.models ?? [this.model];
+    this.apiKey = resolved.apiKey;
   }
 
   static async start(options: ScriptedModelServerOptions | Script = {}): Promise<ScriptedModelServer> {
@@ -64,6 +83,11 @@ export class ScriptedModelServer {
   /** Turns of an array script not yet answered; undefined for a function script. */
   get remainingTurns(): number | undefined {
     return Array.isArray(this.script) ? Math.max(0, this.script.length - this.turnsUsed) : undefined;
+  }
+
+  /** Changes the key the server insists on (undefined: none). */
+  requireApiKey(apiKey: string | undefined): void {
+    this.apiKey = apiKey;
   }
 
   /** Replaces the script, restarts it from its first turn, and forgets the recorded requests. */
@@ -111,8 +135,17 @@ export class ScriptedModelServer {
     try {
       const path = new URL(req.url ?? '/', 'http://scripted').pathname;
       const api = routeOf(req.method ?? 'GET', path);
+      if (api === 'models') this.modelListRequests.push({ headers: headersOf(req.headers) });
+      if (api && this.apiKey !== undefined && req.headers.authorization !== `Bearer ${this.apiKey}`) {
+        if (api !== 'models') this.record(api, path, tryParseJsonRecord(await readBody(req)), req.headers);
+        sendJson(res, 401, defaultErrorBody(401, this.model));
+        return;
+      }
       if (api === 'models') {
-        sendJson(res, 200, { object: 'list', data: [{ id: this.model, object: 'model', owned_by: 'scripted' }] });
+        sendJson(res, 200, {
+          object: 'list',
+          data: this.models.map((id) => ({ id, object: 'model', owned_by: 'scripted' })),
+        });
         return;
       }
       if (!api) {
@@ -158,10 +191,7 @@ export class ScriptedModelServer {
   }
 
   private record(api: ScriptedApi, path: string, body: JsonRecord, rawHeaders: http.IncomingHttpHeaders): ReceivedRequest {
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(rawHeaders)) {
-      if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-    }
+    const headers = headersOf(rawHeaders);
     const model = body['model'];
     const request: ReceivedRequest = {
       index: this.requests.length,
@@ -229,6 +259,20 @@ export class ScriptedModelServer {
     }
     res.end();
   }
+}
+
+function headersOf(rawHeaders: http.IncomingHttpHeaders): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(rawHeaders)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
+/** A refused request's body, recorded as far as it is a JSON object. */
+function tryParseJsonRecord(text: string): JsonRecord {
+  const parsed = tryParseJson(text);
+  return parsed.ok && isRecord(parsed.value) ? parsed.value : {};
 }
 
 function routeOf(method: string, path: string): ScriptedApi | 'models' | undefined {

@@ -1,0 +1,34 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
+import { SecretBox } from '../crypto/secret-box.js';
+
+/** SecretBox purpose of model API keys, agents' and workspaces' alike: the HKDF info is 'lazyboy:model-keys'. */
+export const MODEL_KEYS_PURPOSE = 'model-keys';
+
+/** A key this short shows none of its characters: four would give away too much of it. */
+const SHORTEST_HINTED_KEY = 8;
+
+/** Model API keys at rest: sealed with their own key derived from LAZYBOY_VAULT_KEY, opened only to be sent. */
+@Injectable()
+export class ModelKeys {
+  private readonly box: SecretBox;
+
+  constructor(@Inject(API_CONFIG) config: ApiConfig) {
+    this.box = new SecretBox(config.LAZYBOY_VAULT_KEY, MODEL_KEYS_PURPOSE);
+  }
+
+  seal(apiKey: string): Uint8Array<ArrayBuffer> {
+    return new Uint8Array(this.box.seal(apiKey));
+  }
+
+  /** The key a row holds; undefined when it holds none. */
+  open(cipher: Uint8Array | null): string | undefined {
+    return cipher ? this.box.open(cipher) : undefined;
+  }
+
+  /** The stored key's last four characters, for owners and admins to recognise it; null when none or too short. */
+  last4(cipher: Uint8Array | null): string | null {
+    const key = this.open(cipher);
+    return key !== undefined && key.length >= SHORTEST_HINTED_KEY ? key.slice(-4) : null;
+  }
+}

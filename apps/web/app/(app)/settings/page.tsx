@@ -1,0 +1,5 @@
+import { WorkspaceSettings } from '../../../components/settings/workspace-settings';
+
+export default function WorkspaceSettingsPage() {
+  return <WorkspaceSettings />;
+}

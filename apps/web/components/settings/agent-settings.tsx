@@ -1,0 +1,402 @@
+'use client';
+
+import { useEffect, useEffectEvent, useId, useState, type FormEvent } from 'react';
+import Link from 'next/link';
+import type { BotModelSettings, BotView, ComputerMode, ModelProvider, UpdateBotRequest } from '@lazyboy/contracts';
+import { fill } from '../../locales';
+import { isAbort } from '../../lib/api';
+import { bots as botsApi } from '../../lib/endpoints';
+import { errorText } from '../../lib/error-text';
+import { useT } from '../../lib/i18n';
+import { PROVIDER_LABEL, PROVIDER_SHORT, baseUrlOptional } from '../../lib/model-providers';
+import { randomToken } from '../../lib/random-token';
+import { runErrorText } from '../../lib/run-error-text';
+import { canManage } from '../../lib/roles';
+import { useShell } from '../../lib/shell-context';
+import { Blobatar } from '../blobatar';
+import { DrawerToggle } from '../drawer-toggle';
+import { ApiKeyField, KEEP_KEY, keyRequest, type KeyChange } from './api-key-field';
+import { ModelNameField } from './model-name-field';
+import { AskAnOwner, SavedNote, SettingsSection } from './settings-frame';
+
+/** An agent's own endpoint needs HTTP: a GGUF file is the server's business (LAZYBOY_MODEL_PATH). */
+const OVERRIDE_PROVIDERS: ModelProvider[] = ['openai-chat', 'xai', 'openai-responses'];
+
+/** /agents/[botId]/settings: the agent's name, face, instructions, computer and its own model. */
+export function AgentSettings({ botId }: { botId: string }) {
+  const t = useT();
+  const shell = useShell();
+  const bot = shell.bots?.find((b) => b.id === botId) ?? null;
+  const [missing, setMissing] = useState(false);
+  const { me, workspace, selectWorkspace } = shell;
+
+  const found = useEffectEvent((other: BotView) => {
+    if (other.workspaceId === workspace.id) shell.putBot(other);
+    else if (me.workspaces.some((w) => w.id === other.workspaceId)) selectWorkspace(other.workspaceId, { keepPage: true });
+    else setMissing(true);
+  });
+  const listed = shell.bots !== null;
+  const known = bot !== null;
+  useEffect(() => {
+    if (!listed || known) return;
+    const abort = new AbortController();
+    botsApi
+      .get(botId, abort.signal)
+      .then((other) => found(other))
+      .catch((error: unknown) => {
+        if (!isAbort(error)) setMissing(true);
+      });
+    return () => abort.abort();
+  }, [listed, known, botId]);
+
+  if (!bot) {
+    return (
+      <div className="page-message" data-testid={missing ? 'agent-missing' : 'agent-loading'}>
+        {missing ? (
+          <>
+            <p>{t.agentNotFound}</p>
+            <Link href="/">{t.backHome}</Link>
+          </>
+        ) : (
+          <p>{t.loading}</p>
+        )}
+      </div>
+    );
+  }
+  return (
+    <div className="settings-page" data-testid="agent-settings" data-bot-id={bot.id}>
+      <header className="settings-header">
+        <DrawerToggle />
+        <Blobatar seed={bot.avatarSeed} size={40} />
+        <div className="settings-header-text">
+          <h1>{fill(t.agentSettingsTitle, { name: bot.name })}</h1>
+          <Link href={`/agents/${bot.id}`} className="settings-back" data-testid="agent-settings-back">
+            ← {t.agentSettingsBack}
+          </Link>
+        </div>
+      </header>
+      <div className="settings-body">
+        <ProfileSection bot={bot} />
+        <ModelOverrideSection bot={bot} manager={canManage(workspace.role)} />
+      </div>
+    </div>
+  );
+}
+
+function ProfileSection({ bot }: { bot: BotView }) {
+  const t = useT();
+  const { putBot } = useShell();
+  const [name, setName] = useState(bot.name);
+  const [seed, setSeed] = useState(bot.avatarSeed);
+  const [instructions, setInstructions] = useState(bot.instructions);
+  const [mode, setMode] = useState<ComputerMode>(bot.computerMode);
+  const [busy, setBusy] = useState(false);
+  const [saved, setSaved] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const ids = { name: useId(), instructions: useId(), mode: useId() };
+
+  const changes: UpdateBotRequest = {
+    ...(name.trim() !== bot.name ? { name: name.trim() } : {}),
+    ...(seed !== bot.avatarSeed ? { avatarSeed: seed } : {}),
+    ...(instructions !== bot.instructions ? { instructions } : {}),
+    ...(mode !== bot.computerMode ? { computerMode: mode } : {}),
+  };
+  const dirty = Object.keys(changes).length > 0;
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (!dirty || busy || !name.trim()) return;
+    setBusy(true);
+    setError(null);
+    setSaved(false);
+    try {
+      const updated = await botsApi.update(bot.id, changes);
+      putBot(updated);
+      setName(updated.name);
+      setSeed(updated.avatarSeed);
+      setInstructions(updated.instructions);
+      setMode(updated.computerMode);
+      setSaved(true);
+    } catch (failure) {
+      setError(errorText(failure, t));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <SettingsSection title={t.agentProfile} testId="agent-profile">
+      <form className="settings-form" onSubmit={(event) => void submit(event)}>
+        <div className="avatar-picker">
+          <Blobatar seed={seed} size={64} />
+          <button
+            type="button"
+            className="button button-small"
+            data-testid="agent-avatar-shuffle"
+            onClick={() => setSeed(randomToken(8))}
+          >
+            {t.shuffleAvatar}
+          </button>
+          {seed !== bot.avatarSeed && (
+            <button type="button" className="button-link" onClick={() => setSeed(bot.avatarSeed)}>
+              {t.undo}
+            </button>
+          )}
+        </div>
+        <label htmlFor={ids.name} className="field-label">
+          {t.agentName}
+        </label>
+        <input
+          id={ids.name}
+          data-testid="agent-name"
+          value={name}
+          maxLength={80}
+          required
+          onChange={(event) => setName(event.target.value)}
+        />
+        <label htmlFor={ids.instructions} className="field-label">
+          {t.agentInstructions}
+        </label>
+        <textarea
+          id={ids.instructions}
+          data-testid="agent-instructions"
+          className="settings-textarea"
+          value={instructions}
+          maxLength={20_000}
+          rows={6}
+          placeholder={t.agentInstructionsPlaceholder}
+          onChange={(event) => setInstructions(event.target.value)}
+        />
+        <p className="field-hint">{t.agentInstructionsHint}</p>
+        <label htmlFor={ids.mode} className="field-label">
+          {t.computerMode}
+        </label>
+        <select
+          id={ids.mode}
+          data-testid="agent-computer-mode"
+          value={mode}
+          onChange={(event) => setMode(event.target.value as ComputerMode)}
+        >
+          <option value="team">{t.computerModeTeam}</option>
+          <option value="private">{t.computerModePrivate}</option>
+        </select>
+        <p className="field-hint">{mode === 'team' ? t.computerModeTeamHint : t.computerModePrivateHint}</p>
+        {error && (
+          <p className="form-error" role="alert">
+            {error}
+          </p>
+        )}
+        <div className="form-actions">
+          <SavedNote shown={saved && !dirty} />
+          <button
+            type="submit"
+            className="button button-primary"
+            data-testid="agent-profile-save"
+            disabled={busy || !dirty || !name.trim()}
+          >
+            {busy ? t.pleaseWait : t.save}
+          </button>
+        </div>
+      </form>
+    </SettingsSection>
+  );
+}
+
+/** Whether the agent's settings name a model of its own (else the workspace's is used). */
+function hasOverride(settings: BotModelSettings): boolean {
+  return settings.provider !== undefined || settings.baseUrl !== undefined || settings.model !== undefined;
+}
+
+function ModelOverrideSection({ bot, manager }: { bot: BotView; manager: boolean }) {
+  const t = useT();
+  const { putBot } = useShell();
+  const current = bot.modelSettings;
+  const [own, setOwn] = useState(hasOverride(current));
+  const [provider, setProvider] = useState<ModelProvider>(current.provider ?? 'openai-chat');
+  const [baseUrl, setBaseUrl] = useState(current.baseUrl ?? '');
+  const [model, setModel] = useState(current.model ?? '');
+  const [key, setKey] = useState<KeyChange>(KEEP_KEY);
+  const [busy, setBusy] = useState(false);
+  const [saved, setSaved] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const ids = { own: useId(), provider: useId(), baseUrl: useId() };
+
+  const next: BotModelSettings = own
+    ? {
+        provider,
+        ...(baseUrl.trim() ? { baseUrl: baseUrl.trim() } : {}),
+        ...(model.trim() ? { model: model.trim() } : {}),
+        ...(current.temperature !== undefined ? { temperature: current.temperature } : {}),
+      }
+    : {};
+  const settingsChanged =
+    own !== hasOverride(current) ||
+    (own &&
+      (provider !== (current.provider ?? 'openai-chat') ||
+        (next.baseUrl ?? '') !== (current.baseUrl ?? '') ||
+        (next.model ?? '') !== (current.model ?? '')));
+  const keyChanged = keyRequest(key) !== undefined;
+  const dirty = settingsChanged || keyChanged;
+  const missingUrl = own && !baseUrlOptional(provider) && !baseUrl.trim();
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (!dirty || busy || missingUrl) return;
+    setBusy(true);
+    setError(null);
+    const body: UpdateBotRequest = {
+      ...(settingsChanged ? { modelSettings: next } : {}),
+      // Back to the workspace's model: the agent's own key has no endpoint left to serve.
+      ...(!own && bot.hasModelApiKey ? { modelApiKey: null } : keyChanged ? { modelApiKey: keyRequest(key) } : {}),
+    };
+    setSaved(false);
+    try {
+      const updated = await botsApi.update(bot.id, body);
+      putBot(updated);
+      const settings = updated.modelSettings;
+      setOwn(hasOverride(settings));
+      setProvider(settings.provider ?? 'openai-chat');
+      setBaseUrl(settings.baseUrl ?? '');
+      setModel(settings.model ?? '');
+      setKey(KEEP_KEY);
+      setSaved(true);
+    } catch (failure) {
+      setError(errorText(failure, t));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  if (!manager) {
+    return (
+      <SettingsSection title={t.agentModel} testId="agent-model">
+        <AgentReadiness bot={bot} />
+        <AskAnOwner text={t.agentModelMemberNote} />
+        <dl className="settings-facts" data-testid="agent-model-readonly">
+          {hasOverride(current) ? (
+            <>
+              <dt>{t.modelProvider}</dt>
+              <dd>{current.provider ? t[PROVIDER_LABEL[current.provider]] : '—'}</dd>
+              <dt>{t.modelBaseUrl}</dt>
+              <dd>{current.baseUrl ?? '—'}</dd>
+              <dt>{t.modelName}</dt>
+              <dd>{current.model ?? '—'}</dd>
+            </>
+          ) : (
+            <>
+              <dt>{t.agentModel}</dt>
+              <dd>{t.agentModelUsesWorkspace}</dd>
+            </>
+          )}
+        </dl>
+      </SettingsSection>
+    );
+  }
+
+  return (
+    <SettingsSection title={t.agentModel} description={t.agentModelText} testId="agent-model">
+      <AgentReadiness bot={bot} />
+      <form className="settings-form" onSubmit={(event) => void submit(event)}>
+        <fieldset className="choice-group">
+          <legend className="visually-hidden">{t.agentModel}</legend>
+          <label className="choice">
+            <input
+              type="radio"
+              name={ids.own}
+              data-testid="agent-model-workspace"
+              checked={!own}
+              onChange={() => setOwn(false)}
+            />
+            <span>{t.agentModelUsesWorkspace}</span>
+          </label>
+          <label className="choice">
+            <input type="radio" name={ids.own} data-testid="agent-model-own" checked={own} onChange={() => setOwn(true)} />
+            <span>{t.agentModelOwn}</span>
+          </label>
+        </fieldset>
+        {own && (
+          <>
+            <label htmlFor={ids.provider} className="field-label">
+              {t.modelProvider}
+            </label>
+            <select
+              id={ids.provider}
+              data-testid="agent-model-provider"
+              value={provider}
+              onChange={(event) => setProvider(event.target.value as ModelProvider)}
+            >
+              {OVERRIDE_PROVIDERS.map((p) => (
+                <option key={p} value={p}>
+                  {t[PROVIDER_LABEL[p]]}
+                </option>
+              ))}
+            </select>
+            <label htmlFor={ids.baseUrl} className="field-label">
+              {t.modelBaseUrl}
+            </label>
+            <input
+              id={ids.baseUrl}
+              data-testid="agent-model-base-url"
+              type="url"
+              inputMode="url"
+              value={baseUrl}
+              maxLength={2_000}
+              required={!baseUrlOptional(provider)}
+              spellCheck={false}
+              placeholder={baseUrlOptional(provider) ? t.modelBaseUrlDefault : t.modelBaseUrlPlaceholder}
+              onChange={(event) => setBaseUrl(event.target.value)}
+            />
+            <ModelNameField
+              workspaceId={bot.workspaceId}
+              provider={provider}
+              baseUrl={baseUrl}
+              value={model}
+              onChange={setModel}
+              testId="agent-model-name"
+            />
+            <ApiKeyField stored={bot.hasModelApiKey} change={key} onChange={setKey} testIdPrefix="agent-model" />
+          </>
+        )}
+        {error && (
+          <p className="form-error" role="alert" data-testid="agent-model-error">
+            {error}
+          </p>
+        )}
+        <div className="form-actions">
+          <SavedNote shown={saved && !dirty} />
+          <button
+            type="submit"
+            className="button button-primary"
+            data-testid="agent-model-save"
+            disabled={busy || !dirty || missingUrl}
+          >
+            {busy ? t.pleaseWait : t.save}
+          </button>
+        </div>
+      </form>
+    </SettingsSection>
+  );
+}
+
+/** What the agent uses now (its own model, its workspace's or the host's), or why it has none. */
+function AgentReadiness({ bot }: { bot: BotView }) {
+  const t = useT();
+  const readiness = bot.modelReadiness;
+  if (!readiness.usable)
+    return (
+      <p className="readiness readiness-bad" data-testid="agent-model-readiness" data-usable="false">
+        {runErrorText(readiness.code ?? 'model_not_configured', t)}
+      </p>
+    );
+  const from =
+    readiness.source === 'bot' ? t.modelSourceAgent : readiness.source === 'env' ? t.modelSourceHost : t.modelSourceWorkspace;
+  return (
+    <p className="readiness readiness-good" data-testid="agent-model-readiness" data-usable="true">
+      {fill(t.modelReady, {
+        provider: readiness.provider ? t[PROVIDER_SHORT[readiness.provider]] : '—',
+        model: readiness.model ?? '—',
+        from,
+      })}
+    </p>
+  );
+}

@@ -1,0 +1,401 @@
+'use client';
+
+import { useEffect, useId, useState, type FormEvent } from 'react';
+import type {
+  LocalModelServerListView,
+  LocalModelServerView,
+  ModelProvider,
+  ModelReadiness,
+  ModelTestView,
+  WorkspaceModelSettings,
+  WorkspaceView,
+} from '@lazyboy/contracts';
+import { fill } from '../../locales';
+import { isAbort } from '../../lib/api';
+import { workspaceModel, workspaces } from '../../lib/endpoints';
+import { errorText } from '../../lib/error-text';
+import { useT } from '../../lib/i18n';
+import { PROVIDER_LABEL, PROVIDER_SHORT, baseUrlOptional, isHttpProvider } from '../../lib/model-providers';
+import { runErrorText } from '../../lib/run-error-text';
+import { useShell } from '../../lib/shell-context';
+import { ApiKeyField, KEEP_KEY, keyRequest, type KeyChange } from './api-key-field';
+import { ProviderText } from '../provider-text';
+import { ModelNameField } from './model-name-field';
+import { SavedNote, SettingsSection } from './settings-frame';
+
+const LOCAL_SERVER_NAME: Record<LocalModelServerView['kind'], string> = {
+  ollama: 'Ollama',
+  'llama.cpp': 'llama.cpp',
+  'lm-studio': 'LM Studio',
+  vllm: 'vLLM',
+};
+
+function hasSettings(settings: WorkspaceModelSettings): boolean {
+  return (
+    settings.provider !== undefined ||
+    settings.baseUrl !== undefined ||
+    settings.model !== undefined ||
+    settings.modelPath !== undefined
+  );
+}
+
+/** Whether two settings say the same (a stored temperature is kept as it is, it is not edited here). */
+function sameSettings(a: WorkspaceModelSettings, b: WorkspaceModelSettings): boolean {
+  const keys = ['provider', 'baseUrl', 'model', 'modelPath', 'temperature'] as const;
+  return keys.every((key) => a[key] === b[key]);
+}
+
+interface WorkspaceModelSectionProps {
+  view: WorkspaceView;
+  onSaved(view: WorkspaceView): void;
+}
+
+/**
+ * The model every agent of the workspace uses unless it has its own: the provider, its base URL, the model
+ * (picked from the endpoint's list when it answers), a write-only key, a test request that shows the
+ * provider's own answer, and the local model servers found, one click each. Owners and admins only.
+ */
+export function WorkspaceModelSection({ view, onSaved }: WorkspaceModelSectionProps) {
+  const t = useT();
+  const { reloadBots } = useShell();
+  const model = view.model;
+  const hostOffered = model.hostModel === 'available';
+  const [useHost, setUseHost] = useState(hostOffered && !hasSettings(model.settings));
+  const [provider, setProvider] = useState<ModelProvider>(model.settings.provider ?? 'openai-chat');
+  const [baseUrl, setBaseUrl] = useState(model.settings.baseUrl ?? '');
+  const [modelName, setModelName] = useState(model.settings.model ?? '');
+  const [modelPath, setModelPath] = useState(model.settings.modelPath ?? '');
+  const [key, setKey] = useState<KeyChange>(KEEP_KEY);
+  const [busy, setBusy] = useState<'save' | 'test' | null>(null);
+  const [saved, setSaved] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [test, setTest] = useState<ModelTestView | null>(null);
+  const ids = { source: useId(), provider: useId(), baseUrl: useId(), modelPath: useId() };
+
+  const http = isHttpProvider(provider);
+  const settings: WorkspaceModelSettings = useHost
+    ? {}
+    : {
+        provider,
+        ...(http && baseUrl.trim() ? { baseUrl: baseUrl.trim() } : {}),
+        ...(http && modelName.trim() ? { model: modelName.trim() } : {}),
+        ...(!http && modelPath.trim() ? { modelPath: modelPath.trim() } : {}),
+        ...(model.settings.temperature !== undefined ? { temperature: model.settings.temperature } : {}),
+      };
+  // Back to the host's model: a key for the workspace's own endpoint has nothing left to serve.
+  const keyChange: KeyChange = useHost && model.hasApiKey ? { kind: 'remove' } : useHost || !http ? KEEP_KEY : key;
+  const settingsChanged = !sameSettings(settings, model.settings);
+  const dirty = settingsChanged || keyRequest(keyChange) !== undefined;
+  const missingUrl = !useHost && http && !baseUrlOptional(provider) && !baseUrl.trim();
+
+  function reset(next: WorkspaceView) {
+    const s = next.model.settings;
+    setUseHost(next.model.hostModel === 'available' && !hasSettings(s));
+    setProvider(s.provider ?? 'openai-chat');
+    setBaseUrl(s.baseUrl ?? '');
+    setModelName(s.model ?? '');
+    setModelPath(s.modelPath ?? '');
+    setKey(KEEP_KEY);
+  }
+
+  function pickServer(server: LocalModelServerView) {
+    setUseHost(false);
+    setProvider(server.provider);
+    setBaseUrl(server.baseUrl);
+    if (server.models[0] && !server.models.includes(modelName)) setModelName(server.models[0]);
+    setTest(null);
+    setSaved(false);
+  }
+
+  async function save(event: FormEvent) {
+    event.preventDefault();
+    if (!dirty || busy || missingUrl) return;
+    setBusy('save');
+    setError(null);
+    setSaved(false);
+    const apiKey = keyRequest(keyChange);
+    try {
+      const next = await workspaces.update(view.id, {
+        ...(settingsChanged ? { modelSettings: settings } : {}),
+        ...(apiKey !== undefined ? { modelApiKey: apiKey } : {}),
+      });
+      onSaved(next);
+      reset(next);
+      setSaved(true);
+      // Whether each agent has a usable model follows from these settings.
+      reloadBots();
+    } catch (failure) {
+      setError(errorText(failure, t));
+    } finally {
+      setBusy(null);
+    }
+  }
+
+  async function runTest() {
+    setBusy('test');
+    setError(null);
+    setTest(null);
+    const apiKey = keyChange.kind === 'set' ? keyRequest(keyChange) : undefined;
+    try {
+      setTest(await workspaceModel.test(view.id, { modelSettings: settings, ...(apiKey ? { modelApiKey: apiKey } : {}) }));
+    } catch (failure) {
+      setError(errorText(failure, t));
+    } finally {
+      setBusy(null);
+    }
+  }
+
+  const providers: ModelProvider[] = ['openai-chat', 'xai', 'openai-responses'];
+  if (model.localModelServersAllowed || provider === 'local-gguf') providers.push('local-gguf');
+
+  return (
+    <SettingsSection title={t.workspaceModelTitle} description={t.workspaceModelText} testId="workspace-model">
+      <ReadinessLine readiness={model.readiness} />
+      <LocalServers workspaceId={view.id} allowed={model.localModelServersAllowed} onPick={pickServer} />
+      <form className="settings-form" onSubmit={(event) => void save(event)}>
+        {(hostOffered || model.hostModel === 'not_for_this_workspace') && (
+          <fieldset className="choice-group">
+            <legend className="visually-hidden">{t.workspaceModelTitle}</legend>
+            <label className="choice">
+              <input
+                type="radio"
+                name={ids.source}
+                data-testid="workspace-model-host"
+                checked={useHost}
+                disabled={!hostOffered}
+                onChange={() => setUseHost(true)}
+              />
+              <span>
+                {t.workspaceModelUseHost}
+                {!hostOffered && <span className="field-hint"> {t.workspaceModelHostNotHere}</span>}
+              </span>
+            </label>
+            <label className="choice">
+              <input
+                type="radio"
+                name={ids.source}
+                data-testid="workspace-model-own"
+                checked={!useHost}
+                onChange={() => setUseHost(false)}
+              />
+              <span>{t.workspaceModelUseOwn}</span>
+            </label>
+          </fieldset>
+        )}
+        {!useHost && (
+          <>
+            <label htmlFor={ids.provider} className="field-label">
+              {t.modelProvider}
+            </label>
+            <select
+              id={ids.provider}
+              data-testid="workspace-model-provider"
+              value={provider}
+              onChange={(event) => {
+                setProvider(event.target.value as ModelProvider);
+                setTest(null);
+              }}
+            >
+              {providers.map((p) => (
+                <option key={p} value={p}>
+                  {t[PROVIDER_LABEL[p]]}
+                </option>
+              ))}
+            </select>
+            {http ? (
+              <>
+                <label htmlFor={ids.baseUrl} className="field-label">
+                  {t.modelBaseUrl}
+                </label>
+                <input
+                  id={ids.baseUrl}
+                  data-testid="workspace-model-base-url"
+                  type="url"
+                  inputMode="url"
+                  value={baseUrl}
+                  maxLength={2_000}
+                  required={!baseUrlOptional(provider)}
+                  spellCheck={false}
+                  placeholder={baseUrlOptional(provider) ? t.modelBaseUrlDefault : t.modelBaseUrlPlaceholder}
+                  onChange={(event) => {
+                    setBaseUrl(event.target.value);
+                    setTest(null);
+                  }}
+                />
+                <ModelNameField
+                  workspaceId={view.id}
+                  provider={provider}
+                  baseUrl={baseUrl}
+                  value={modelName}
+                  onChange={(value) => {
+                    setModelName(value);
+                    setTest(null);
+                  }}
+                  testId="workspace-model-name"
+                />
+                <ApiKeyField
+                  stored={model.hasApiKey}
+                  lastFour={model.apiKeyLast4}
+                  change={key}
+                  onChange={(change) => {
+                    setKey(change);
+                    setTest(null);
+                  }}
+                  testIdPrefix="workspace-model"
+                />
+              </>
+            ) : (
+              <>
+                <label htmlFor={ids.modelPath} className="field-label">
+                  {t.modelPath}
+                </label>
+                <input
+                  id={ids.modelPath}
+                  data-testid="workspace-model-path"
+                  value={modelPath}
+                  maxLength={1_000}
+                  spellCheck={false}
+                  placeholder={t.modelPathPlaceholder}
+                  onChange={(event) => setModelPath(event.target.value)}
+                />
+                <p className="field-hint">{t.modelPathHint}</p>
+              </>
+            )}
+          </>
+        )}
+        {test && <TestResult test={test} />}
+        {error && (
+          <p className="form-error" role="alert" data-testid="workspace-model-error">
+            {error}
+          </p>
+        )}
+        <div className="form-actions">
+          <SavedNote shown={saved && !dirty} />
+          <button
+            type="button"
+            className="button"
+            data-testid="workspace-model-test"
+            disabled={busy !== null || missingUrl}
+            onClick={() => void runTest()}
+          >
+            {busy === 'test' ? t.modelTesting : t.modelTest}
+          </button>
+          <button
+            type="submit"
+            className="button button-primary"
+            data-testid="workspace-model-save"
+            disabled={busy !== null || !dirty || missingUrl}
+          >
+            {busy === 'save' ? t.pleaseWait : t.save}
+          </button>
+        </div>
+      </form>
+    </SettingsSection>
+  );
+}
+
+/** What an agent without settings of its own uses now, or why it has nothing. */
+function ReadinessLine({ readiness }: { readiness: ModelReadiness }) {
+  const t = useT();
+  if (!readiness.usable)
+    return (
+      <p className="readiness readiness-bad" data-testid="workspace-model-readiness" data-usable="false">
+        {runErrorText(readiness.code ?? 'model_not_configured', t)}
+      </p>
+    );
+  const from = readiness.source === 'env' ? t.modelSourceHost : t.modelSourceWorkspace;
+  return (
+    <p className="readiness readiness-good" data-testid="workspace-model-readiness" data-usable="true">
+      {fill(t.modelReady, {
+        provider: readiness.provider ? t[PROVIDER_SHORT[readiness.provider]] : '—',
+        model: readiness.model ?? '—',
+        from,
+      })}
+    </p>
+  );
+}
+
+function LocalServers({
+  workspaceId,
+  allowed,
+  onPick,
+}: {
+  workspaceId: string;
+  allowed: boolean;
+  onPick(server: LocalModelServerView): void;
+}) {
+  const t = useT();
+  const { me } = useShell();
+  const [found, setFound] = useState<LocalModelServerListView | null>(null);
+  useEffect(() => {
+    if (!allowed) return;
+    const abort = new AbortController();
+    workspaceModel
+      .localServers(workspaceId, abort.signal)
+      .then(setFound)
+      .catch((error: unknown) => {
+        // Only a convenience: without it people type the base URL.
+        if (!isAbort(error)) setFound(null);
+      });
+    return () => abort.abort();
+  }, [workspaceId, allowed]);
+
+  if (!allowed)
+    return (
+      <p className="field-hint" data-testid="local-servers-not-allowed">
+        {t.localServersNotAllowed} {me.user.isAdmin && <a href="/admin#settings">{t.localServersAllowLink}</a>}
+      </p>
+    );
+  if (!found || found.servers.length === 0) return null;
+  return (
+    <div className="local-servers" data-testid="local-servers">
+      <p className="field-label">{t.localServersFound}</p>
+      <div className="local-server-list">
+        {found.servers.map((server) => (
+          <button
+            key={server.baseUrl}
+            type="button"
+            className="local-server"
+            data-testid="local-server"
+            data-kind={server.kind}
+            onClick={() => onPick(server)}
+          >
+            <span className="local-server-name">{LOCAL_SERVER_NAME[server.kind]}</span>
+            <span className="local-server-url">{server.baseUrl}</span>
+            <span className="local-server-models">
+              {server.models.length > 0 ? fill(t.localServerModels, { count: server.models.length }) : t.modelListEmpty}
+            </span>
+          </button>
+        ))}
+      </div>
+    </div>
+  );
+}
+
+function TestResult({ test }: { test: ModelTestView }) {
+  const t = useT();
+  if (test.ok)
+    return (
+      <p className="test-result test-ok" role="status" data-testid="model-test-result" data-ok="true">
+        {fill(t.modelTestOk, { model: test.model ?? '—' })}
+        {test.reply?.trim() && (
+          <>
+            {' '}
+            {t.modelTestReply} <q>{test.reply.trim()}</q>
+          </>
+        )}
+      </p>
+    );
+  return (
+    <p
+      className="test-result test-failed"
+      role="alert"
+      data-testid="model-test-result"
+      data-ok="false"
+      data-code={test.error?.code}
+    >
+      {runErrorText(test.error?.code ?? 'model_error', t)}
+      {test.error?.providerMessage && <ProviderText text={test.error.providerMessage} status={test.error.status} />}
+    </p>
+  );
+}

@@ -1,0 +1,198 @@
+'use client';
+
+import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
+import type { WorkspaceView } from '@lazyboy/contracts';
+import { isAbort } from '../../lib/api';
+import { workspaces } from '../../lib/endpoints';
+import { errorText } from '../../lib/error-text';
+import { useT } from '../../lib/i18n';
+import { PROVIDER_LABEL } from '../../lib/model-providers';
+import { canManage } from '../../lib/roles';
+import { runErrorText } from '../../lib/run-error-text';
+import { useShell } from '../../lib/shell-context';
+import { ErrorBanner } from '../error-banner';
+import { AskAnOwner, SavedNote, SettingsSection } from './settings-frame';
+import { WorkspaceModelSection } from './workspace-model-section';
+
+/** /settings: the workspace's name, time zone and model; owners and admins change them, members read them. */
+export function WorkspaceSettings() {
+  const t = useT();
+  const { workspace } = useShell();
+  const [view, setView] = useState<WorkspaceView | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [attempt, setAttempt] = useState(0);
+  const manager = canManage(workspace.role);
+
+  useEffect(() => {
+    const abort = new AbortController();
+    workspaces
+      .get(workspace.id, abort.signal)
+      .then((loaded) => {
+        setView(loaded);
+        setError(null);
+      })
+      .catch((failure: unknown) => {
+        if (!isAbort(failure)) setError(failure);
+      });
+    return () => abort.abort();
+  }, [workspace.id, attempt]);
+
+  if (error !== null) return <ErrorBanner message={errorText(error, t)} onRetry={() => setAttempt((n) => n + 1)} />;
+  if (!view) return <p className="chat-loading">{t.loading}</p>;
+  if (!manager) return <MemberView view={view} />;
+  return (
+    <>
+      <GeneralSection view={view} onSaved={setView} />
+      <WorkspaceModelSection view={view} onSaved={setView} />
+    </>
+  );
+}
+
+/** Every IANA zone this browser knows, for suggestions; the API checks the name against its own list. */
+function useTimeZones(): string[] {
+  return useMemo(() => {
+    try {
+      return Intl.supportedValuesOf('timeZone');
+    } catch {
+      return [];
+    }
+  }, []);
+}
+
+function GeneralSection({ view, onSaved }: { view: WorkspaceView; onSaved(view: WorkspaceView): void }) {
+  const t = useT();
+  const { refreshMe } = useShell();
+  const zones = useTimeZones();
+  const [name, setName] = useState(view.name);
+  const [timezone, setTimezone] = useState(view.timezone);
+  const [busy, setBusy] = useState(false);
+  const [saved, setSaved] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const ids = { name: useId(), timezone: useId(), zones: useId() };
+  const changes = {
+    ...(name.trim() !== view.name ? { name: name.trim() } : {}),
+    ...(timezone.trim() !== view.timezone ? { timezone: timezone.trim() } : {}),
+  };
+  const dirty = Object.keys(changes).length > 0;
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (!dirty || busy || !name.trim() || !timezone.trim()) return;
+    setBusy(true);
+    setError(null);
+    setSaved(false);
+    try {
+      const next = await workspaces.update(view.id, changes);
+      onSaved(next);
+      setName(next.name);
+      setTimezone(next.timezone);
+      setSaved(true);
+      // The sidebar's workspace switcher shows the name from the person's workspace list.
+      if (changes.name) refreshMe();
+    } catch (failure) {
+      setError(errorText(failure, t));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <SettingsSection title={t.settingsGeneral} testId="settings-general">
+      <form className="settings-form" onSubmit={(event) => void submit(event)}>
+        <label htmlFor={ids.name} className="field-label">
+          {t.settingsWorkspaceName}
+        </label>
+        <input
+          id={ids.name}
+          data-testid="settings-workspace-name"
+          value={name}
+          maxLength={80}
+          required
+          onChange={(event) => {
+            setName(event.target.value);
+            setSaved(false);
+          }}
+        />
+        <label htmlFor={ids.timezone} className="field-label">
+          {t.settingsTimezone}
+        </label>
+        <input
+          id={ids.timezone}
+          data-testid="settings-timezone"
+          value={timezone}
+          list={ids.zones}
+          maxLength={64}
+          required
+          spellCheck={false}
+          autoComplete="off"
+          onChange={(event) => {
+            setTimezone(event.target.value);
+            setSaved(false);
+          }}
+        />
+        <datalist id={ids.zones}>
+          {zones.map((zone) => (
+            <option key={zone} value={zone} />
+          ))}
+        </datalist>
+        <p className="field-hint">{t.settingsTimezoneHint}</p>
+        {error && (
+          <p className="form-error" role="alert">
+            {error}
+          </p>
+        )}
+        <div className="form-actions">
+          <SavedNote shown={saved && !dirty} />
+          <button
+            type="submit"
+            className="button button-primary"
+            data-testid="settings-general-save"
+            disabled={busy || !dirty || !name.trim()}
+          >
+            {busy ? t.pleaseWait : t.save}
+          </button>
+        </div>
+      </form>
+    </SettingsSection>
+  );
+}
+
+/** A member's view: what is set, never the key, and who to ask. */
+function MemberView({ view }: { view: WorkspaceView }) {
+  const t = useT();
+  const { settings, readiness } = view.model;
+  return (
+    <>
+      <AskAnOwner text={t.settingsMemberNote} />
+      <SettingsSection title={t.settingsGeneral} testId="settings-general">
+        <dl className="settings-facts">
+          <dt>{t.settingsWorkspaceName}</dt>
+          <dd data-testid="settings-workspace-name-value">{view.name}</dd>
+          <dt>{t.settingsTimezone}</dt>
+          <dd data-testid="settings-timezone-value">{view.timezone}</dd>
+        </dl>
+      </SettingsSection>
+      <SettingsSection title={t.workspaceModelTitle} testId="workspace-model-readonly">
+        <dl className="settings-facts">
+          <dt>{t.modelProvider}</dt>
+          <dd>
+            {settings.provider ? t[PROVIDER_LABEL[settings.provider]] : readiness.source === 'env' ? t.modelSourceHost : '—'}
+          </dd>
+          {settings.baseUrl && (
+            <>
+              <dt>{t.modelBaseUrl}</dt>
+              <dd>{settings.baseUrl}</dd>
+            </>
+          )}
+          <dt>{t.modelName}</dt>
+          <dd>{settings.model ?? readiness.model ?? '—'}</dd>
+        </dl>
+        {!readiness.usable && (
+          <p className="readiness readiness-bad" data-testid="workspace-model-readiness" data-usable="false">
+            {runErrorText(readiness.code ?? 'model_not_configured', t)}
+          </p>
+        )}
+      </SettingsSection>
+    </>
+  );
+}

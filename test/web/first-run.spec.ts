@@ -1,0 +1,187 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
+import type { BotView, WorkspaceView } from '@lazyboy/contracts';
+import { ScriptedModelServer, type ReceivedRequest, type Turn } from '@lazyboy/model';
+import type { Page } from 'playwright-core';
+import { LOCAL_MODEL_SERVER_CANDIDATES } from '../../apps/api/src/model/workspace-model.service.js';
+import { logIn, type TestUser } from '../../apps/api/src/testing/test-users.js';
+import { lastPersonText } from '../support/model-requests.js';
+import { WebHarness } from './web-harness.js';
+
+// A fresh install as its first admin meets it in a real Chromium: no model anywhere, so the chat says so
+// before anything is sent and points at the settings; the settings offer the model server found on this
+// machine (here a scripted one), whose models the page lists; a test request, a save, and the agent answers.
+// Then a wrong key: the provider's own refusal in the test and in the chat, in zh-TW and in English, and
+// the key itself on no page and in no answer.
+
+const ADMIN_EMAIL = 'admin@lazyboy.test';
+const APP_TOKEN = randomBytes(24).toString('hex');
+const WRONG_KEY = 'sk-wrong-key-7f3a-1234';
+
+/** A model server like a hosted one behind a proxy: no key is fine (like Ollama), a wrong key is refused. */
+function answer(request: ReceivedRequest): Turn {
+  const key = request.headers['authorization']?.replace(/^Bearer /, '');
+  if (key !== undefined)
+    return {
+      httpStatus: 401,
+      errorBody: {
+        error: {
+          message: `Incorrect API key provided: ${key.slice(0, 6)}…${key.slice(-4)}.`,
+          type: 'invalid_request_error',
+          code: 'invalid_api_key',
+        },
+      },
+    };
+  return { text: `llama3 here: you said ${lastPersonText(request) || 'nothing'}.` };
+}
+
+describe('the first run in a real browser', () => {
+  const local = new ScriptedModelServer({ model: 'llama3', models: ['llama3', 'qwen2.5'], script: answer });
+  const harness = new WebHarness();
+  let admin: TestUser;
+
+  beforeAll(async () => {
+    await local.start();
+    await harness.start(
+      () => ({ text: 'the host model must not answer' }),
+      {
+        LAZYBOY_APP_TOKEN: APP_TOKEN,
+        LAZYBOY_ADMIN_EMAIL: ADMIN_EMAIL,
+        LAZYBOY_SIGNUP: 'invite',
+        LAZYBOY_ALLOW_LOCAL_MODEL_SERVERS: 'true',
+        LAZYBOY_ENVIRONMENT_MODEL_SCOPE: 'first_workspace',
+      },
+      {
+        environmentModel: false,
+        providers: [{ provide: LOCAL_MODEL_SERVER_CANDIDATES, useValue: [{ kind: 'ollama', baseUrl: local.url }] }],
+      },
+    );
+    const cookie = await logIn(harness.service.app.url, ADMIN_EMAIL, APP_TOKEN);
+    const me = await harness.service.call<{ user: { id: string }; workspaces: { id: string }[] }>(
+      { cookie } as TestUser,
+      'GET',
+      '/api/auth/me',
+    );
+    admin = {
+      email: ADMIN_EMAIL,
+      password: APP_TOKEN,
+      displayName: 'Admin',
+      cookie,
+      userId: me.user.id,
+      workspaceId: me.workspaces[0]!.id,
+    };
+  }, 120_000);
+
+  afterAll(async () => {
+    await harness.stop();
+    await local.close();
+  }, 120_000);
+
+  async function lastAnswer(page: Page): Promise<string> {
+    return page.locator('[data-testid="message"][data-role="assistant"]').last().innerText();
+  }
+
+  it('signs in, is told there is no model, picks the local server found, tests it, saves, and gets an answer', async () => {
+    const { context, page } = await harness.newPage();
+    try {
+      await page.goto('/');
+      await page.waitForURL('**/login');
+      await page.getByTestId('login-email').fill(ADMIN_EMAIL);
+      await page.getByTestId('login-password').fill(APP_TOKEN);
+      await page.getByTestId('login-submit').click();
+      await page.waitForURL((url) => !url.pathname.startsWith('/login'));
+
+      await page.getByTestId('new-agent-button').click();
+      await page.getByTestId('new-agent-name').fill('小助手');
+      await page.getByTestId('new-agent-submit').click();
+      await page.waitForURL('**/agents/**');
+      const missing = page.getByTestId('model-missing');
+      await missing.waitFor();
+      expect(await missing.getAttribute('data-code')).toBe('model_not_configured');
+      expect(await missing.innerText()).toContain('還沒有設定模型');
+      await page.getByTestId('model-missing-settings').click();
+      await page.waitForURL('**/settings');
+
+      const section = page.getByTestId('workspace-model');
+      expect(await section.getByTestId('workspace-model-readiness').getAttribute('data-usable')).toBe('false');
+      await section.locator('[data-testid="local-server"][data-kind="ollama"]').click();
+      expect(await section.getByTestId('workspace-model-base-url').inputValue()).toBe(local.url);
+      expect(await section.getByTestId('workspace-model-name').inputValue()).toBe('llama3');
+      // The endpoint's own list: both of its models offered.
+      await section.locator('[data-testid="workspace-model-name-list"][data-state="listed"]').waitFor();
+      expect(await section.getByTestId('model-choice').allInnerTexts()).toEqual(['llama3', 'qwen2.5']);
+
+      await section.getByTestId('workspace-model-test').click();
+      const result = section.getByTestId('model-test-result');
+      await result.waitFor();
+      expect(await result.getAttribute('data-ok')).toBe('true');
+      expect(await result.innerText()).toContain('llama3 here');
+      await section.getByTestId('workspace-model-save').click();
+      await section.getByTestId('settings-saved').waitFor();
+      expect(await section.getByTestId('workspace-model-readiness').getAttribute('data-usable')).toBe('true');
+
+      await page.getByTestId('agent-item').filter({ hasText: '小助手' }).click();
+      await page.getByTestId('composer').fill('你好');
+      await page.getByTestId('composer').press('Enter');
+      await page
+        .locator('[data-testid="message"][data-role="assistant"]')
+        .filter({ hasText: 'llama3 here: you said 你好.' })
+        .waitFor({ timeout: 20_000 });
+      expect(await page.getByTestId('model-missing').count()).toBe(0);
+      const saved = await harness.service.call<WorkspaceView>(admin, 'GET', `/api/workspaces/${admin.workspaceId}`);
+      expect(saved.model.settings).toEqual({ provider: 'openai-chat', baseUrl: local.url, model: 'llama3' });
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
+
+  it("shows a refused key's own error in the test and in the chat, in zh-TW and in English, and never the key", async () => {
+    const [bot] = await harness.service.call<BotView[]>(admin, 'GET', `/api/workspaces/${admin.workspaceId}/bots`);
+    for (const [locale, text] of [
+      ['zh-TW', '模型服務拒絕了 API 金鑰'],
+      ['en', 'The model provider refused the API key'],
+    ] as const) {
+      const { context, page } = await harness.newPage({ cookie: admin.cookie, locale, viewport: { width: 390, height: 844 } });
+      try {
+        await page.goto('/settings');
+        const section = page.getByTestId('workspace-model');
+        if (locale === 'zh-TW') {
+          await section.getByTestId('workspace-model-key-input').fill(WRONG_KEY);
+        } else {
+          // Saved by the zh-TW round: shown as its last four, and replaced by the same wrong key.
+          expect(await section.getByTestId('workspace-model-key-masked').innerText()).toBe('••••1234');
+          await section.getByTestId('workspace-model-key-replace').click();
+          await section.getByTestId('workspace-model-key-input').fill(WRONG_KEY);
+        }
+        await section.getByTestId('workspace-model-test').click();
+        const result = section.getByTestId('model-test-result');
+        await result.waitFor();
+        expect(await result.getAttribute('data-code')).toBe('model_key_refused');
+        expect(await result.innerText()).toContain(text);
+        expect(await result.getByTestId('provider-text').innerText()).toContain('Incorrect API key provided: sk-wro…1234.');
+        await section.getByTestId('workspace-model-save').click();
+        await section.getByTestId('workspace-model-key-masked').waitFor();
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+
+        await page.goto(`/agents/${bot!.id}`);
+        await page.getByTestId('composer').fill(`hello in ${locale}`);
+        await page.getByTestId('composer').press('Enter');
+        const notice = page.locator('[data-testid="message"][data-notice="model_key_refused"]').last();
+        await notice.waitFor({ timeout: 20_000 });
+        expect(await lastAnswer(page)).toContain(text);
+        expect(await notice.getByTestId('provider-text').innerText()).toContain('Incorrect API key provided: sk-wro…1234.');
+        // The service's own English sentence stays out of the page, and so does the key.
+        const shown = await page.locator('body').innerText();
+        expect(shown).not.toContain('I could not run this');
+        expect(shown).not.toContain('refused the API key for');
+        expect(await page.content()).not.toContain(WRONG_KEY);
+      } finally {
+        await context.close();
+      }
+    }
+    const view = await harness.service.raw(admin, 'GET', `/api/workspaces/${admin.workspaceId}`);
+    expect(await view.text()).not.toContain(WRONG_KEY);
+    // Removed, the local server answers again.
+    await harness.service.call(admin, 'PATCH', `/api/workspaces/${admin.workspaceId}`, { modelApiKey: null });
+  }, 150_000);
+});
