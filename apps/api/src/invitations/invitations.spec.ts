@@ -162,9 +162,9 @@ describe('sign-up policy and invitations', () => {
       await signup(newEmail()).expect(403);
       const changes = await prisma.auditLog.findMany({ where: { action: 'admin.settings.update' }, orderBy: { id: 'asc' } });
       expect(changes.map((row) => [row.actorUserId, row.metadata])).toEqual([
-        [admin.userId, { signupPolicy: 'closed', from: 'invite' }],
-        [admin.userId, { signupPolicy: 'open', from: 'closed' }],
-        [admin.userId, { signupPolicy: 'invite', from: 'open' }],
+        [admin.userId, { signupPolicy: 'closed', fromSignupPolicy: 'invite' }],
+        [admin.userId, { signupPolicy: 'open', fromSignupPolicy: 'closed' }],
+        [admin.userId, { signupPolicy: 'invite', fromSignupPolicy: 'open' }],
       ]);
     });
   });
