@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
+import net from 'node:net';
 import type { BotView, WorkspaceView } from '@lazyboy/contracts';
 import { ScriptedModelServer, type ReceivedRequest, type Turn } from '@lazyboy/model';
 import type { Page } from 'playwright-core';
@@ -33,6 +34,15 @@ function answer(request: ReceivedRequest): Turn {
       },
     };
   return { text: `llama3 here: you said ${lastPersonText(request) || 'nothing'}.` };
+}
+
+/** A loopback port nothing listens on (taken, then let go). */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 describe('the first run in a real browser', () => {
@@ -184,4 +194,47 @@ describe('the first run in a real browser', () => {
     // Removed, the local server answers again.
     await harness.service.call(admin, 'PATCH', `/api/workspaces/${admin.workspaceId}`, { modelApiKey: null });
   }, 150_000);
+  it('shows an unreachable model server in the test and in the chat, in zh-TW and in English', async () => {
+    const bots = await harness.service.call<BotView[]>(admin, 'GET', `/api/workspaces/${admin.workspaceId}/bots`);
+    const bot =
+      bots[0] ??
+      (await harness.service.call<BotView>(admin, 'POST', `/api/workspaces/${admin.workspaceId}/bots`, { name: 'Ada' }));
+    const unreachable = `http://127.0.0.1:${await closedPort()}/v1`;
+    for (const [locale, text] of [
+      ['zh-TW', '連不到模型伺服器'],
+      ['en', 'Cannot reach the model server'],
+    ] as const) {
+      // Each round starts from the working local server, and changes it in the page.
+      await harness.service.call(admin, 'PATCH', `/api/workspaces/${admin.workspaceId}`, {
+        modelSettings: { provider: 'openai-chat', baseUrl: local.url, model: 'llama3' },
+        modelApiKey: null,
+      });
+      const { context, page } = await harness.newPage({ cookie: admin.cookie, locale, viewport: { width: 390, height: 844 } });
+      try {
+        await page.goto('/settings');
+        const section = page.getByTestId('workspace-model');
+        await section.getByTestId('workspace-model-base-url').fill(unreachable);
+        await section.getByTestId('workspace-model-test').click();
+        const result = section.getByTestId('model-test-result');
+        await result.waitFor();
+        expect(await result.getAttribute('data-code')).toBe('model_unreachable');
+        expect(await result.innerText()).toContain(text);
+        await section.getByTestId('workspace-model-save').click();
+        await section.getByTestId('settings-saved').waitFor();
+
+        await page.goto(`/agents/${bot.id}`);
+        await page.getByTestId('composer').fill(`anyone there, in ${locale}?`);
+        await page.getByTestId('composer').press('Enter');
+        const notice = page.locator('[data-testid="message"][data-notice="model_unreachable"]').last();
+        await notice.waitFor({ timeout: 60_000 });
+        expect(await lastAnswer(page)).toContain(text);
+        expect(await page.locator('body').innerText()).not.toContain('I could not run this');
+      } finally {
+        await context.close();
+      }
+    }
+    await harness.service.call(admin, 'PATCH', `/api/workspaces/${admin.workspaceId}`, {
+      modelSettings: { provider: 'openai-chat', baseUrl: local.url, model: 'llama3' },
+    });
+  }, 180_000);
 });
