@@ -167,6 +167,26 @@ describe('sign-up policy and invitations', () => {
         [admin.userId, { signupPolicy: 'invite', from: 'open' }],
       ]);
     });
+
+    it('lets only instance admins create workspaces under `invite` and `closed`, everyone under `open`', async () => {
+      const member = await memberOfHome('member');
+      const create = (caller: Caller) => as(caller).post('/api/workspaces', { name: `Own ${randomUUID().slice(0, 8)}` });
+      const owned = () => prisma.membership.count({ where: { userId: member.userId, role: 'owner' } });
+      try {
+        for (const signupPolicy of ['invite', 'closed'] as const) {
+          await as(admin).patch('/api/admin/settings', { signupPolicy }).expect(200);
+          const refused = await create(member).expect(403);
+          expect(refused.body.error).toMatchObject({ code: 'FORBIDDEN', reason: 'workspace_creation_restricted' });
+          expect(await owned()).toBe(0);
+          await create(admin).expect(201);
+        }
+        await as(admin).patch('/api/admin/settings', { signupPolicy: 'open' }).expect(200);
+        await create(member).expect(201);
+        expect(await owned()).toBe(1);
+      } finally {
+        await as(admin).patch('/api/admin/settings', { signupPolicy: 'invite' }).expect(200);
+      }
+    });
   });
 
   describe('invitations', () => {
@@ -345,6 +365,25 @@ describe('sign-up policy and invitations', () => {
       await as(workspaceAdmin).delete(`${base}/${byAdmin.id}`).expect(204);
       await as(admin).delete(`${base}/${forOwner.id}`).expect(204);
       expect((await as(workspaceAdmin).get(base).expect(200)).body.items.length).toBeGreaterThan(0);
+    });
+
+    it("refuses an admin's invitation that would replace (revoke) an owner's invitation for an owner, and changes nothing", async () => {
+      const { owner, workspaceId } = await ownerOfNewWorkspace();
+      const email = newEmail();
+      const adminEmail = newEmail('admin');
+      const { token } = await invite(owner, workspaceId, adminEmail, 'admin');
+      const workspaceAdmin = await signUp(api.url, { email: adminEmail, invitationToken: token });
+      const forOwner = await invite(owner, workspaceId, email, 'owner');
+      const before = await prisma.invitation.count({ where: { workspaceId } });
+      const refused = await as(workspaceAdmin)
+        .post(`/api/workspaces/${workspaceId}/invitations`, { email, role: 'member' })
+        .expect(403);
+      expect(refused.body.error).toMatchObject({ code: 'FORBIDDEN', reason: 'invitation_role_forbidden' });
+      expect(await invitationRow(forOwner.id)).toMatchObject({ revokedAt: null, acceptedAt: null });
+      expect(await prisma.invitation.count({ where: { workspaceId } })).toBe(before);
+      // The owner may still replace it.
+      await invite(owner, workspaceId, email, 'member');
+      expect((await invitationRow(forOwner.id)).revokedAt).toEqual(expect.any(Date));
     });
 
     it("answers 404 for another workspace's invitation ids and changes nothing", async () => {
