@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import type { BotView, RunView } from '@lazyboy/contracts';
+import pg from 'pg';
+import type { BotView, RunView, WorkspaceView } from '@lazyboy/contracts';
 import { ScriptedModelServer } from '@lazyboy/model';
 import { CaptureServer } from '../../libs/model/src/testing/capture-server.js';
 import { logIn, signUp, type TestUser } from '../../apps/api/src/testing/test-users.js';
@@ -144,5 +145,70 @@ describe('model keys stay with their endpoint', () => {
       await setSettings(true);
     }
     expect(await run()).toMatchObject({ status: 'completed', resultText: 'from the second server' });
+  });
+
+  it("never lets an agent's key reach an endpoint it was not saved with: not the workspace's, whoever changes that", async () => {
+    // Alice's second workspace, whose base URL its admin (Bob) changes at will.
+    const other = await harness.call<WorkspaceView>(alice, 'POST', '/api/workspaces', { name: 'Shared' });
+    await harness.call(alice, 'POST', `/api/workspaces/${other.id}/members`, { email: bob.email, role: 'admin' });
+    await harness.call(alice, 'PATCH', `/api/workspaces/${other.id}`, {
+      modelSettings: { provider: 'openai-chat', baseUrl: first.url, model: 'first-model' },
+    });
+    const agent = await harness.call<BotView>(alice, 'POST', `/api/workspaces/${other.id}/bots`, {
+      name: 'Inherits',
+      modelSettings: { model: 'first-model' },
+    });
+    const patch = (body: object) => harness.raw(alice, 'PATCH', `/api/bots/${agent.id}`, body);
+
+    // A key for an agent whose settings name no endpoint of its own: refused, nothing stored.
+    for (const body of [{ modelApiKey: 'sk-agent' }, { modelSettings: { model: 'first-model' }, modelApiKey: 'sk-agent' }]) {
+      const refused = await patch(body);
+      expect(refused.status).toBe(400);
+      const error = ((await refused.json()) as { error: { code: string; details: { issues: { path: string }[] } } }).error;
+      expect(error.code).toBe('VALIDATION_FAILED');
+      expect(error.details.issues.map((issue) => issue.path)).toEqual(['modelApiKey']);
+    }
+    expect((await harness.call<BotView>(alice, 'GET', `/api/bots/${agent.id}`)).hasModelApiKey).toBe(false);
+
+    // With its own base URL the key is kept; settings that stop naming one drop it.
+    expect(
+      (
+        (await (
+          await patch({ modelSettings: { baseUrl: first.url, model: 'first-model' }, modelApiKey: 'sk-agent' })
+        ).json()) as BotView
+      ).hasModelApiKey,
+    ).toBe(true);
+    expect(((await (await patch({ modelSettings: { model: 'first-model' } })).json()) as BotView).hasModelApiKey).toBe(false);
+
+    // Bob points the workspace at his server: the agent's run gets there without any key.
+    await harness.call(bob, 'PATCH', `/api/workspaces/${other.id}`, {
+      modelSettings: { provider: 'openai-chat', baseUrl: capture.url, model: 'first-model' },
+    });
+    const seen = capture.requests.length;
+    const session = await harness.call<{ id: string }>(alice, 'POST', `/api/bots/${agent.id}/sessions`, {});
+    const sent = await harness.send(alice, session.id, 'Hello there!');
+    const ended = await harness.runUntil(alice, sent.run.id, FINAL);
+    expect(ended.status).not.toBe('completed');
+    expect(capture.requests.length).toBe(seen + 1);
+    expect(capture.authorizations.slice(seen)).toEqual([undefined]);
+
+    // Every model change of the agent is audited, never with the key.
+    const client = new pg.Client({ connectionString: harness.database.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ action: string; metadata: Record<string, unknown> }>(
+        `SELECT action, metadata FROM "AuditLog" WHERE "targetId" = $1 AND action LIKE 'bot.%' ORDER BY id`,
+        [agent.id],
+      );
+      expect(rows.map((row) => [row.action, row.metadata])).toEqual([
+        ['bot.model_settings_change', { settings: { baseUrl: first.url, model: 'first-model' }, from: { model: 'first-model' } }],
+        ['bot.model_key_set', { replaced: false }],
+        ['bot.model_settings_change', { settings: { model: 'first-model' }, from: { baseUrl: first.url, model: 'first-model' } }],
+        ['bot.model_key_remove', { reason: 'endpoint_changed' }],
+      ]);
+      expect(JSON.stringify(rows)).not.toContain('sk-agent');
+    } finally {
+      await client.end();
+    }
   });
 });

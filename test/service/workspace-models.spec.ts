@@ -483,6 +483,41 @@ describe("a workspace's model", () => {
     }
   });
 
+  it('treats a key that cannot be opened (vault key changed, damaged cipher) as none: no 500, and it can be removed', async () => {
+    const other = await api<WorkspaceView>(alice, 'POST', '/api/workspaces', { name: 'Unreadable' });
+    const path = `/api/workspaces/${other.body.id}`;
+    const saved = await api<WorkspaceView>(alice, 'PATCH', path, {
+      modelSettings: { provider: 'xai', model: 'grok-test' },
+      modelApiKey: `xai-unreadable-${randomUUID()}`,
+    });
+    expect(saved.body.model).toMatchObject({ hasApiKey: true, apiKeyLast4: expect.any(String), readiness: { usable: true } });
+    const client = new pg.Client({ connectionString: harness.database.url });
+    await client.connect();
+    try {
+      // Sealed with another vault key: the right layout, a tag that does not match.
+      await client.query(`UPDATE "Workspace" SET "modelApiKeyCipher" = $2 WHERE id = $1`, [
+        other.body.id,
+        Buffer.concat([Buffer.from([1]), Buffer.alloc(44, 7)]),
+      ]);
+    } finally {
+      await client.end();
+    }
+    const view = await api<WorkspaceView>(alice, 'GET', path);
+    expect(view.status).toBe(200);
+    expect(view.body.model).toMatchObject({
+      hasApiKey: true,
+      apiKeyLast4: null,
+      readiness: { usable: false, code: 'model_key_missing' },
+    });
+    const { bot, sessionId } = await agentOf(alice, other.body.id);
+    expect(bot.modelReadiness).toMatchObject({ usable: false, code: 'model_key_missing' });
+    expect(await run(alice, sessionId)).toMatchObject({ status: 'failed', errorCode: 'model_key_missing' });
+
+    const removed = await api<WorkspaceView>(alice, 'PATCH', path, { modelApiKey: null });
+    expect(removed.status).toBe(200);
+    expect(removed.body.model).toMatchObject({ hasApiKey: false, apiKeyLast4: null });
+  });
+
   it('never shows the key: not in any answer, log line, audit row or other row of the database', async () => {
     expect(answers.length).toBeGreaterThan(50);
     // The search sees the API's log: the runs that failed were logged.

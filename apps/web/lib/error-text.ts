@@ -60,6 +60,8 @@ export const REASON_TEXT: Record<ApiErrorReason, keyof Messages> = {
   invitation_used: 'errorInvitationUsed',
   invitation_revoked: 'errorInvitationRevoked',
   too_many_invitations: 'errorTooManyInvitations',
+  invitation_role_forbidden: 'errorInvitationRoleForbidden',
+  workspace_creation_restricted: 'errorWorkspaceCreationRestricted',
 };
 
 function reasonKey(reason: ApiErrorReason | undefined): keyof Messages | undefined {

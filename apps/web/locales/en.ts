@@ -55,6 +55,9 @@ export const en: Messages = {
   errorInvitationUsed: 'This invitation has been used already; each one works once. Ask for a new link if you need one.',
   errorInvitationRevoked: 'This invitation was revoked. Ask a workspace owner for a new link.',
   errorTooManyInvitations: 'This workspace has too many pending invitations. Revoke some and try again.',
+  errorInvitationRoleForbidden:
+    'This email has a pending invitation for a role you may not invite. Only an owner can replace or revoke it.',
+  errorWorkspaceCreationRestricted: 'On this server only administrators create workspaces. Ask one to make it for you.',
 
   // Why a run ended, or why an agent has no model (run error codes)
   runError_model_not_configured:

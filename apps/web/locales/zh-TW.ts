@@ -54,6 +54,8 @@ export const zhTW = {
   errorInvitationUsed: '這個邀請已經被使用過了，每個邀請只能用一次。需要的話，請索取新的連結。',
   errorInvitationRevoked: '這個邀請已經被撤銷了，請向工作區擁有者索取新的連結。',
   errorTooManyInvitations: '這個工作區待接受的邀請太多了，請先撤銷一些再試。',
+  errorInvitationRoleForbidden: '這個電子郵件已有一份你無權邀請的角色的待接受邀請，只有擁有者能取代或撤銷它。',
+  errorWorkspaceCreationRestricted: '這個伺服器只有系統管理員能建立工作區，請洽系統管理員代為建立。',
 
   // Why a run ended, or why an agent has no model (run error codes)
   runError_model_not_configured: '還沒有設定模型：這個 Agent、它的工作區和這台主機都沒有指定要用哪個模型。',

@@ -138,6 +138,13 @@ export const apiEnvSchema = z
       .min(1)
       .default(20)
       .describe('Sign-ups allowed per address in an hour before 429'),
+    // Its own allowance, larger: a team behind one address reloads its links far more often than it signs up.
+    LAZYBOY_INVITATION_LOOKUPS_PER_HOUR: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(200)
+      .describe('Look-ups of invitation links allowed per address in an hour before 429'),
     LAZYBOY_SIGNUP: signupPolicySchema
       .default('invite')
       .describe(

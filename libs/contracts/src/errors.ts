@@ -66,6 +66,10 @@ export const apiErrorReasonSchema = z.enum([
   'invitation_revoked',
   /** The workspace has as many pending invitations as it may have. */
   'too_many_invitations',
+  /** FORBIDDEN: the email's pending invitation is for a role the caller may not invite; replacing would revoke it. */
+  'invitation_role_forbidden',
+  /** FORBIDDEN: the sign-up policy is `invite` or `closed`, under which only instance admins make workspaces. */
+  'workspace_creation_restricted',
 ]);
 export type ApiErrorReason = z.infer<typeof apiErrorReasonSchema>;
 

@@ -85,14 +85,29 @@ describe('resolveModelBackend', () => {
       source: 'workspace',
       keySource: 'workspace',
     });
-    // A bot's own key, with the endpoint it inherits, wins over the workspace's.
+    // A bot's key without the bot's own endpoint is never sent to the endpoint it inherits: the workspace's
+    // base URL is the workspace admin's to change, and the key was not saved for it.
     expect(
       resolve({
         bot: { settings: {}, apiKey: 'bot-key' },
         workspace: { settings: { provider: 'xai', model: 'g' }, apiKey: 'workspace-key' },
         env: {},
       }),
-    ).toMatchObject({ apiKey: 'bot-key', keySource: 'bot', source: 'workspace' });
+    ).toMatchObject({ apiKey: 'workspace-key', keySource: 'workspace', source: 'workspace' });
+    const inherited = resolve({
+      bot: { settings: {}, apiKey: 'bot-key' },
+      workspace: { settings: { provider: 'openai-chat', baseUrl: 'http://attacker.example/v1', model: 'g' } },
+      env: {},
+    });
+    expect(inherited.apiKey).toBeUndefined();
+    // With its own endpoint, the bot's key goes there and wins over the workspace's.
+    expect(
+      resolve({
+        bot: { settings: { provider: 'xai' }, apiKey: 'bot-key' },
+        workspace: { settings: { provider: 'xai', model: 'g' }, apiKey: 'workspace-key' },
+        env: {},
+      }),
+    ).toMatchObject({ apiKey: 'bot-key', keySource: 'bot', source: 'bot' });
   });
 
   it('takes the endpoint as one piece: a bot naming a provider is not sent to the environment’s base URL', () => {

@@ -28,9 +28,9 @@ import { defaultBaseUrl, OPENAI_DEFAULT_BASE_URL, XAI_DEFAULT_BASE_URL } from '.
 //   from the environment would send requests somewhere neither was configured for.
 // - Model, temperature and GGUF path: each from the first link that sets it.
 // - The API key: from the first link that has one *for the chosen endpoint*. A link's key is meant for
-//   the endpoint that link would resolve to on its own (its settings over the links after it); a key
-//   meant for another base URL is never used, so a bot pointed at some other host cannot receive the
-//   workspace's or the operator's key.
+//   the endpoint that link's own settings name (a link naming neither provider nor base URL has no key
+//   to give); a key meant for another base URL is never used, so a bot pointed at some other host cannot
+//   receive the workspace's or the operator's key, nor a workspace pointed elsewhere an agent's.
 
 export type CredentialSource = 'bot' | 'workspace' | 'env';
 
@@ -221,9 +221,14 @@ export function sameEndpointSettings(a: ModelSettings, b: ModelSettings): boolea
   return sameEndpoint(a.baseUrl, b.baseUrl);
 }
 
+/**
+ * A settings link's key goes only to the endpoint that link itself names (its provider's service or its base
+ * URL): a link naming neither would pass its key to whatever a later link names, so an admin changing the
+ * workspace's base URL would receive an agent's key. The environment's keys carry their own targets.
+ */
 function chooseKey(links: Link[], endpoint: Endpoint): { apiKey: string; source: CredentialSource } | undefined {
-  for (const [index, link] of links.entries()) {
-    const ownEndpoint = endpointOf(links.slice(index));
+  for (const link of links) {
+    const ownEndpoint = endpointOf([link]);
     for (const candidate of link.keys) {
       const target = candidate.target ?? ownEndpoint?.baseUrl;
       if (target !== undefined && sameEndpoint(target, endpoint.baseUrl)) {

@@ -66,14 +66,21 @@ export class AdminRepository {
   }
 
   /**
-   * Applies an admin's change to an account. Disabling also revokes every live login session in the same
-   * transaction, so no cookie outlives the decision.
+   * Applies an admin's change to an account. Disabling also revokes, in the same transaction, every live
+   * login session and API token (no cookie or token outlives the decision, re-enabling brings none back)
+   * and every pending invitation the account sent (revokedById null: its sender lost the right to invite),
+   * so nobody joins on the word of a disabled account.
    */
   async updateUser(id: string, change: { isAdmin?: boolean; disabledAt?: Date | null }, now: Date): Promise<void> {
     await this.prisma.$transaction(async (tx) => {
       await tx.user.update({ where: { id }, data: change });
       if (change.disabledAt) {
         await tx.loginSession.updateMany({ where: { userId: id, revokedAt: null }, data: { revokedAt: now } });
+        await tx.apiToken.updateMany({ where: { userId: id, revokedAt: null }, data: { revokedAt: now } });
+        await tx.invitation.updateMany({
+          where: { invitedById: id, acceptedAt: null, revokedAt: null, expiresAt: { gt: now } },
+          data: { revokedAt: now, revokedById: null },
+        });
       }
     });
   }

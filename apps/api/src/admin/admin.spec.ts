@@ -188,6 +188,29 @@ describe('admin dashboard endpoints', () => {
     expect(details).toEqual([{ disabled: false }, { disabled: true }]);
   });
 
+  it('disabling an account revokes its API tokens and the pending invitations it sent, for good', async () => {
+    const dora = await signUp(api.url);
+    const token = (await as(dora).post('/api/auth/tokens', { name: 'cli', expiresInDays: 30 }).expect(201)).body.token as string;
+    const bearer = () => request(api.url).get('/api/auth/me').set('Authorization', `Bearer ${token}`);
+    await bearer().expect(200);
+    const email = `invitee-${randomUUID()}@example.test`;
+    const sent = await as(dora).post(`/api/workspaces/${dora.workspaceId}/invitations`, { email, role: 'member' }).expect(201);
+    const look = () => request(api.url).get(`/api/invitations/${sent.body.token}`);
+    expect((await look().expect(200)).body).toMatchObject({ status: 'pending', valid: true });
+
+    await as(admin).patch(`/api/admin/users/${dora.userId}`, { disabled: true }).expect(200);
+    await as(admin).patch(`/api/admin/users/${dora.userId}`, { disabled: false }).expect(200);
+    // Re-enabling brings neither back.
+    await bearer().expect(401);
+    expect((await look().expect(200)).body).toMatchObject({ status: 'revoked', valid: false });
+    const prisma = api.app.get(PrismaService);
+    expect(await prisma.invitation.findUniqueOrThrow({ where: { id: sent.body.id } })).toMatchObject({
+      revokedAt: expect.any(Date),
+      revokedById: null,
+    });
+    expect(await prisma.apiToken.count({ where: { userId: dora.userId, revokedAt: null } })).toBe(0);
+  });
+
   it('changes a member role in any workspace, keeping the last owner', async () => {
     const bob = await signUp(api.url);
     const dave = await signUp(api.url);

@@ -21,21 +21,25 @@ const COUNTERS: Record<Counted, { key: string; refusal: string }> = {
 /**
  * Counts sign-up attempts per address in Redis and refuses them with 429 RATE_LIMITED past
  * LAZYBOY_SIGNUPS_PER_HOUR: one address cannot fill the database with accounts (each also costs a scrypt
- * hash and a workspace). Look-ups of invitation links are counted the same way on a counter of their own,
- * so nobody tries tokens at speed and opening the link does not use up the sign-up it leads to. Counted
+ * hash and a workspace). Look-ups of invitation links are counted the same way on a counter of their own
+ * with their own, larger allowance (LAZYBOY_INVITATION_LOOKUPS_PER_HOUR: a team behind one address reloads
+ * its links), so nobody tries tokens at speed and opening the link does not use up the sign-up it leads to. Counted
  * before anything is checked, so a burst in parallel cannot slip through. While Redis is unreachable
  * both go on (logged), like sign-ins.
  */
 @Injectable()
 export class SignupRateLimiter {
   private readonly logger = new Logger(SignupRateLimiter.name);
-  private readonly limit: number;
+  private readonly limits: Record<Counted, number>;
 
   constructor(
     @Inject(API_CONFIG) config: ApiConfig,
     private readonly redis: RedisService,
   ) {
-    this.limit = config.LAZYBOY_SIGNUPS_PER_HOUR;
+    this.limits = {
+      signup: config.LAZYBOY_SIGNUPS_PER_HOUR,
+      'invitation-lookup': config.LAZYBOY_INVITATION_LOOKUPS_PER_HOUR,
+    };
   }
 
   /** Counts one sign-up from `ip`; throws RATE_LIMITED once the address is over its allowance. */
@@ -57,7 +61,7 @@ export class SignupRateLimiter {
       this.logger.warn(`${counted} rate limit not applied, redis unavailable: ${(error as Error).message}`);
       return;
     }
-    if (window.count <= this.limit) return;
+    if (window.count <= this.limits[counted]) return;
     throw rateLimited(counter.refusal, window.ttl > 0 ? window.ttl : SIGNUP_WINDOW_SECONDS);
   }
 }

@@ -135,7 +135,8 @@ describe('agents (bots) over HTTP', () => {
   });
 
   it('stores a model API key encrypted, never returns it, and gives it back to the executor', async () => {
-    const bot = (await createBot(alice, { name: `Keyed ${randomUUID()}` })).body as BotView;
+    // A key needs the agent's own endpoint (here xAI's service).
+    const bot = (await createBot(alice, { name: `Keyed ${randomUUID()}`, modelSettings: { provider: 'xai' } })).body as BotView;
     const secret = `sk-test-${randomUUID()}`;
     const res = await http().patch(`/api/bots/${bot.id}`).set('Cookie', alice.cookie).send({ modelApiKey: secret });
     expect(res.status).toBe(200);
@@ -231,7 +232,7 @@ describe('agents (bots) over HTTP', () => {
       expect(renamed.status).toBe(200);
       expect(renamed.body.hasModelApiKey).toBe(true);
       expect((await createInAlices(bob, { name: `Bob's own ${randomUUID()}`, modelSettings: {} })).status).toBe(201);
-      const byAdmin = await patch(carol, bot.id, { modelSettings: { model: 'carol' }, modelApiKey: 'sk-carol' });
+      const byAdmin = await patch(carol, bot.id, { modelSettings: { provider: 'xai', model: 'carol' }, modelApiKey: 'sk-carol' });
       expect(byAdmin.status).toBe(200);
       expect(await keyOf(bot.id)).toBe('sk-carol');
     });

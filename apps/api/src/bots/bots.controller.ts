@@ -8,6 +8,7 @@ import {
   type UpdateBotRequest,
 } from '@lazyboy/contracts';
 import { z } from 'zod';
+import { ClientIp } from '../auth/client-ip.js';
 import { CurrentPrincipal, type Principal } from '../auth/principal.js';
 import { ApiRoute } from '../common/route-docs.js';
 import { IdParam, ZodBody } from '../common/zod-params.js';
@@ -54,8 +55,9 @@ export class BotsController {
     @CurrentPrincipal() principal: Principal,
     @IdParam('botId') botId: string,
     @ZodBody(updateBotRequestSchema) body: UpdateBotRequest,
+    @ClientIp() ip: string | undefined,
   ): Promise<BotView> {
-    return this.bots.update(principal, botId, body);
+    return this.bots.update(principal, botId, body, ip);
   }
 
   @Delete(':botId')

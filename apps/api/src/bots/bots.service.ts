@@ -1,13 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import type { BotView, CreateBotRequest, UpdateBotRequest } from '@lazyboy/contracts';
 import { randomBytes } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+import { AuditService, type AuditEntry } from '../audit/audit.service.js';
 import type { Principal } from '../auth/principal.js';
 import { conflict, notFound } from '../common/api-error.js';
 import type { Bot } from '../persistence/generated/client.js';
 import { InstanceSettingsService } from '../instance/instance-settings.service.js';
 import { ModelChain, type ModelLinkRow } from '../model/model-chain.js';
 import { ModelKeys } from '../model/model-keys.js';
-import { assertAllowedBaseUrl, assertMayChangeModelSettings, dropsStoredKey } from '../model/model-settings-rules.js';
+import {
+  assertAllowedBaseUrl,
+  assertKeyHasEndpoint,
+  assertMayChangeModelSettings,
+  dropsStoredKey,
+  namesEndpoint,
+} from '../model/model-settings-rules.js';
 import { WorkspaceModelRepository } from '../model/workspace-model.repository.js';
 import { WorkspaceAccess } from '../tenancy/workspace-access.js';
 import { BotsRepository, NAME_TAKEN, type BotChanges } from './bots.repository.js';
@@ -23,6 +31,7 @@ export class BotsService {
     private readonly modelKeys: ModelKeys,
     private readonly chain: ModelChain,
     private readonly workspaces: WorkspaceModelRepository,
+    private readonly audit: AuditService,
   ) {}
 
   async list(principal: Principal, workspaceId: string): Promise<BotView[]> {
@@ -58,9 +67,12 @@ export class BotsService {
   /**
    * Members may rename an agent and change its instructions, avatar and computer mode; its model settings
    * and key only owners and admins (403, and nothing changes). A new provider or base URL drops the stored
-   * key unless the same request brings one: a key never follows its agent to another endpoint.
+   * key unless the same request brings one: a key never follows its agent to another endpoint. A key needs
+   * the agent's own provider or base URL (400 naming modelApiKey otherwise), and settings that stop naming
+   * one drop it: an inherited endpoint is the workspace admin's to change. One audit row per model change,
+   * never with the key.
    */
-  async update(principal: Principal, botId: string, request: UpdateBotRequest): Promise<BotView> {
+  async update(principal: Principal, botId: string, request: UpdateBotRequest, ip?: string): Promise<BotView> {
     const current = await this.visibleRow(principal, botId);
     const changes: BotChanges = {
       name: request.name,
@@ -71,18 +83,44 @@ export class BotsService {
     if (request.modelSettings !== undefined || request.modelApiKey !== undefined) {
       assertMayChangeModelSettings(await this.access.require(principal, current.workspaceId));
     }
+    const stored = modelSettingsOf(current.modelSettings);
+    const next = request.modelSettings ?? stored;
+    if (request.modelApiKey) assertKeyHasEndpoint(next, 'modelApiKey');
+    const audits: AuditEntry[] = [];
+    const entry = (action: string, details: AuditEntry['details'] = {}): AuditEntry => ({
+      workspaceId: current.workspaceId,
+      actorUserId: principal.userId,
+      action,
+      targetType: 'bot',
+      targetId: current.id,
+      details,
+      ip,
+    });
+    let hasKey = current.modelApiKeyCipher !== null;
     if (request.modelSettings) {
       assertAllowedBaseUrl(request.modelSettings, await this.instance.modelEndpointPolicy(), 'modelSettings.baseUrl');
       changes.modelSettings = mergeModelSettings(current.modelSettings, request.modelSettings);
-      if (dropsStoredKey(modelSettingsOf(current.modelSettings), request.modelSettings, request.modelApiKey !== undefined)) {
+      if (!isDeepStrictEqual(stored, request.modelSettings)) {
+        audits.push(entry('bot.model_settings_change', { settings: request.modelSettings, from: stored }));
+      }
+      const keyInRequest = request.modelApiKey !== undefined;
+      if (hasKey && !keyInRequest && (dropsStoredKey(stored, request.modelSettings, false) || !namesEndpoint(next))) {
         changes.modelApiKeyCipher = null;
+        hasKey = false;
+        audits.push(entry('bot.model_key_remove', { reason: 'endpoint_changed' }));
       }
     }
-    if (request.modelApiKey === null) changes.modelApiKeyCipher = null;
-    else if (request.modelApiKey !== undefined) changes.modelApiKeyCipher = this.modelKeys.seal(request.modelApiKey);
+    if (request.modelApiKey === null) {
+      changes.modelApiKeyCipher = null;
+      if (hasKey) audits.push(entry('bot.model_key_remove', { reason: 'removed' }));
+    } else if (request.modelApiKey !== undefined) {
+      changes.modelApiKeyCipher = this.modelKeys.seal(request.modelApiKey);
+      audits.push(entry('bot.model_key_set', { replaced: hasKey }));
+    }
     const updated = await this.bots.updateVisible(principal, botId, changes);
     if (updated === NAME_TAKEN) throw nameTaken(request.name ?? current.name);
     if (!updated) throw notFound('bot');
+    for (const audit of audits) await this.audit.record(audit);
     return this.view(updated);
   }
 

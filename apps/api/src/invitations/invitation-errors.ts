@@ -33,5 +33,10 @@ export function createRefused(refusal: CreateRefusal): ApiError {
       );
     case 'inviter_changed':
       return conflict('member_changed', 'your role in the workspace changed meanwhile: reload and try again');
+    case 'replaces_higher_role':
+      return forbidden(
+        'this email has a pending invitation for a role you may not invite: only an owner may replace or revoke it',
+        'invitation_role_forbidden',
+      );
   }
 }

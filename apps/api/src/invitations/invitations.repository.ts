@@ -33,7 +33,7 @@ export interface InvitationPreviewRow {
 /** Why an invitation cannot be accepted. */
 export type AcceptRefusal = 'not_found' | 'used' | 'revoked' | 'expired' | 'email_mismatch' | 'already_member';
 /** Why an invitation cannot be made. `inviter_changed`: the caller lost the role their permission check saw. */
-export type CreateRefusal = 'already_member' | 'too_many' | 'inviter_changed';
+export type CreateRefusal = 'already_member' | 'too_many' | 'inviter_changed' | 'replaces_higher_role';
 
 export interface NewInvitation {
   workspaceId: string;
@@ -76,7 +76,8 @@ export class InvitationsRepository {
   /**
    * Stores an invitation under the workspace's lock (the one membership changes take): the inviter must
    * still hold a role that may send it, the email must not be a member's, a pending invitation for the same
-   * email is revoked (replaced: its link was lost, most likely), and the workspace stays within
+   * email is revoked (replaced: its link was lost, most likely) unless its role is one the inviter may not
+   * send (refused: replacing would revoke what they may not), and the workspace stays within
    * INVITATION_PENDING_LIMIT pending ones. Returns the row and the ids it replaced.
    */
   async create(invitation: NewInvitation): Promise<{ row: InvitationRow; replaced: string[] } | { refused: CreateRefusal }> {
@@ -96,7 +97,11 @@ export class InvitationsRepository {
       // Refused before anything is written; the ones this one replaces free their places.
       const others = await tx.invitation.count({ where: { ...open, email: { not: email } } });
       if (others >= INVITATION_PENDING_LIMIT) return { refused: 'too_many' as const };
-      const replaced = (await tx.invitation.findMany({ where: { ...open, email }, select: { id: true } })).map((r) => r.id);
+      const pending = await tx.invitation.findMany({ where: { ...open, email }, select: { id: true, role: true } });
+      // Replacing revokes: an admin may not revoke an owner's invitation for an owner this way either.
+      if (pending.some((row) => !invitableRoles(inviter?.role ?? null).includes(row.role)))
+        return { refused: 'replaces_higher_role' as const };
+      const replaced = pending.map((row) => row.id);
       if (replaced.length > 0) {
         await tx.invitation.updateMany({
           where: { ...open, id: { in: replaced } },

@@ -167,6 +167,26 @@ describe('sign-up policy and invitations', () => {
         [admin.userId, { signupPolicy: 'invite', fromSignupPolicy: 'open' }],
       ]);
     });
+
+    it('lets only instance admins create workspaces under `invite` and `closed`, everyone under `open`', async () => {
+      const member = await memberOfHome('member');
+      const create = (caller: Caller) => as(caller).post('/api/workspaces', { name: `Own ${randomUUID().slice(0, 8)}` });
+      const owned = () => prisma.membership.count({ where: { userId: member.userId, role: 'owner' } });
+      try {
+        for (const signupPolicy of ['invite', 'closed'] as const) {
+          await as(admin).patch('/api/admin/settings', { signupPolicy }).expect(200);
+          const refused = await create(member).expect(403);
+          expect(refused.body.error).toMatchObject({ code: 'FORBIDDEN', reason: 'workspace_creation_restricted' });
+          expect(await owned()).toBe(0);
+          await create(admin).expect(201);
+        }
+        await as(admin).patch('/api/admin/settings', { signupPolicy: 'open' }).expect(200);
+        await create(member).expect(201);
+        expect(await owned()).toBe(1);
+      } finally {
+        await as(admin).patch('/api/admin/settings', { signupPolicy: 'invite' }).expect(200);
+      }
+    });
   });
 
   describe('invitations', () => {
@@ -347,6 +367,25 @@ describe('sign-up policy and invitations', () => {
       expect((await as(workspaceAdmin).get(base).expect(200)).body.items.length).toBeGreaterThan(0);
     });
 
+    it("refuses an admin's invitation that would replace (revoke) an owner's invitation for an owner, and changes nothing", async () => {
+      const { owner, workspaceId } = await ownerOfNewWorkspace();
+      const email = newEmail();
+      const adminEmail = newEmail('admin');
+      const { token } = await invite(owner, workspaceId, adminEmail, 'admin');
+      const workspaceAdmin = await signUp(api.url, { email: adminEmail, invitationToken: token });
+      const forOwner = await invite(owner, workspaceId, email, 'owner');
+      const before = await prisma.invitation.count({ where: { workspaceId } });
+      const refused = await as(workspaceAdmin)
+        .post(`/api/workspaces/${workspaceId}/invitations`, { email, role: 'member' })
+        .expect(403);
+      expect(refused.body.error).toMatchObject({ code: 'FORBIDDEN', reason: 'invitation_role_forbidden' });
+      expect(await invitationRow(forOwner.id)).toMatchObject({ revokedAt: null, acceptedAt: null });
+      expect(await prisma.invitation.count({ where: { workspaceId } })).toBe(before);
+      // The owner may still replace it.
+      await invite(owner, workspaceId, email, 'member');
+      expect((await invitationRow(forOwner.id)).revokedAt).toEqual(expect.any(Date));
+    });
+
     it("answers 404 for another workspace's invitation ids and changes nothing", async () => {
       const alice = await ownerOfNewWorkspace();
       const bob = await ownerOfNewWorkspace();
@@ -497,7 +536,8 @@ describe('sign-up policy and invitations', () => {
         testApiConfig({
           DATABASE_URL: database.url,
           LAZYBOY_SIGNUP: 'invite',
-          LAZYBOY_SIGNUPS_PER_HOUR: '2',
+          LAZYBOY_SIGNUPS_PER_HOUR: '1',
+          LAZYBOY_INVITATION_LOOKUPS_PER_HOUR: '3',
           LAZYBOY_TRUSTED_PROXIES: '127.0.0.1',
         }),
       );
@@ -506,8 +546,8 @@ describe('sign-up policy and invitations', () => {
         const { token } = await invite(admin, admin.workspaceId, email);
         const ip = freshIp();
         const look = () => request(limited.url).get(`/api/invitations/${token}`).set('X-Forwarded-For', ip);
-        await look().expect(200);
-        await look().expect(200);
+        // Their own allowance, larger than the sign-ups' (one here).
+        for (let i = 0; i < 3; i++) await look().expect(200);
         const refused = await look().expect(429);
         expect(refused.body.error.code).toBe('RATE_LIMITED');
         expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);

@@ -49,7 +49,7 @@ export type ChainResolution =
   | { ok: true; backend: ResolvedModelBackend; endpointPolicy: ModelEndpointPolicy | undefined }
   | { ok: false; error: ModelError; partial: Partial<ResolvedModelBackend> };
 
-/** A stand-in for a sealed key where only its presence matters (readiness): the real one is never opened. */
+/** A stand-in for a sealed key where only its presence matters (readiness): the real one never leaves linkOf. */
 const PRESENT_KEY = 'stored-key';
 
 const KNOWN_SETTINGS = Object.keys(modelSettingsSchema.shape);
@@ -83,9 +83,13 @@ export class ModelChain {
     private readonly keys: ModelKeys,
   ) {}
 
-  /** A row as a link of the chain: its settings, and its key opened (or, for readiness, only known to exist). */
+  /**
+   * A row as a link of the chain: its settings, and its key opened (or, for readiness, only known to open:
+   * a key that cannot be opened counts as none, so readiness says what a run would meet).
+   */
   linkOf(row: ModelLinkRow, openKey = true): CredentialLink {
-    const apiKey = row.modelApiKeyCipher ? (openKey ? this.keys.open(row.modelApiKeyCipher) : PRESENT_KEY) : undefined;
+    const opened = this.keys.open(row.modelApiKeyCipher);
+    const apiKey = opened === undefined ? undefined : openKey ? opened : PRESENT_KEY;
     return { settings: storedModelSettings(row.modelSettings), ...(apiKey ? { apiKey } : {}) };
   }
 

@@ -1,6 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
-import { SecretBox } from '../crypto/secret-box.js';
+import { SecretBox, SecretBoxError } from '../crypto/secret-box.js';
 
 /** SecretBox purpose of model API keys, agents' and workspaces' alike: the HKDF info is 'lazyboy:model-keys'. */
 export const MODEL_KEYS_PURPOSE = 'model-keys';
@@ -12,6 +12,7 @@ const SHORTEST_HINTED_KEY = 8;
 @Injectable()
 export class ModelKeys {
   private readonly box: SecretBox;
+  private readonly logger = new Logger(ModelKeys.name);
 
   constructor(@Inject(API_CONFIG) config: ApiConfig) {
     this.box = new SecretBox(config.LAZYBOY_VAULT_KEY, MODEL_KEYS_PURPOSE);
@@ -21,12 +22,24 @@ export class ModelKeys {
     return new Uint8Array(this.box.seal(apiKey));
   }
 
-  /** The key a row holds; undefined when it holds none. */
+  /**
+   * The key a row holds; undefined when it holds none or one that cannot be opened (LAZYBOY_VAULT_KEY
+   * changed, or the cipher is damaged): such a key is as good as none. It is never sent, readiness says
+   * model_key_missing where the provider needs one, the view shows no last four, and it can be removed
+   * or replaced as usual.
+   */
   open(cipher: Uint8Array | null): string | undefined {
-    return cipher ? this.box.open(cipher) : undefined;
+    if (!cipher) return undefined;
+    try {
+      return this.box.open(cipher);
+    } catch (error) {
+      if (!(error instanceof SecretBoxError)) throw error;
+      this.logger.warn(`a stored model key cannot be opened (${error.message}): treated as none`);
+      return undefined;
+    }
   }
 
-  /** The stored key's last four characters, for owners and admins to recognise it; null when none or too short. */
+  /** The stored key's last four characters, for owners and admins to recognise it; null when none, unreadable or too short. */
   last4(cipher: Uint8Array | null): string | null {
     const key = this.open(cipher);
     return key !== undefined && key.length >= SHORTEST_HINTED_KEY ? key.slice(-4) : null;

@@ -47,12 +47,17 @@ export function assertAllowedModelPath(
   throw invalidField(field, LOCAL_FILES_OFF);
 }
 
+/** Whether settings name an endpoint of their own (a provider or a base URL) a key can be meant for. */
+export function namesEndpoint(settings: ModelSettings): boolean {
+  return settings.provider !== undefined || settings.baseUrl !== undefined;
+}
+
 /**
- * A workspace's key is meant for the endpoint its settings name: settings naming none would send it to
- * whatever endpoint the host's environment names (400 naming the key's field).
+ * A key (an agent's or a workspace's) is meant for the endpoint its own settings name: settings naming none
+ * would send it to whatever endpoint a later link names, one someone else may change (400 naming the field).
  */
 export function assertKeyHasEndpoint(settings: ModelSettings, field: string): void {
-  if (settings.provider !== undefined || settings.baseUrl !== undefined) return;
+  if (namesEndpoint(settings)) return;
   throw invalidField(field, 'a model key needs a provider or a base URL in the model settings it goes with');
 }
 

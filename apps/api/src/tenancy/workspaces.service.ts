@@ -48,8 +48,18 @@ export class WorkspacesService {
     return workspaces.map(toSummary);
   }
 
+  /**
+   * Under the `invite` and `closed` sign-up policies only instance admins make workspaces: anyone else
+   * would become owner of one and invite whoever they like, which the policy is there to prevent.
+   */
   async create(principal: Principal, name: string, ip?: string): Promise<WorkspaceView> {
     if (principal.tokenWorkspaceId) throw forbidden('this API token is limited to one workspace');
+    if (!principal.isAdmin && (await this.instance.signupPolicy()) !== 'open') {
+      throw forbidden(
+        'on this instance only instance admins create workspaces (the sign-up policy is not open)',
+        'workspace_creation_restricted',
+      );
+    }
     const workspaceId = await createWithUniqueSlug(
       name,
       (slug) => this.tenancy.slugTaken(slug),
