@@ -172,6 +172,15 @@ describe('the first run in a real browser', () => {
         await section.getByTestId('workspace-model-save').click();
         await section.getByTestId('workspace-model-key-masked').waitFor();
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+        if (locale === 'en') {
+          // Another base URL drops the stored key on saving: the page says so and asks for the new one (not saved).
+          expect(await section.getByTestId('workspace-model-key-dropped').count()).toBe(0);
+          await section.getByTestId('workspace-model-base-url').fill('http://models.example.net/v1');
+          expect(await section.getByTestId('workspace-model-key-dropped').innerText()).toContain(
+            'The stored key will be removed',
+          );
+          await section.getByTestId('workspace-model-key-input').waitFor();
+        }
 
         await page.goto(`/agents/${bot!.id}`);
         await page.getByTestId('composer').fill(`hello in ${locale}`);
@@ -185,6 +194,11 @@ describe('the first run in a real browser', () => {
         expect(shown).not.toContain('I could not run this');
         expect(shown).not.toContain('refused the API key for');
         expect(await page.content()).not.toContain(WRONG_KEY);
+        // The admin's list of runs says why in the person's language; the service's English is a tooltip.
+        await page.goto('/admin');
+        const why = page.getByTestId('admin-run-error').first();
+        expect(await why.innerText()).toContain(text);
+        expect(await why.getAttribute('title')).toContain('refused the API key for');
       } finally {
         await context.close();
       }

@@ -178,6 +178,17 @@ describe('invitations in a real browser', () => {
         // Signing out stays on the link, for the invited person to sign up or in.
         await page.getByTestId('invitation-sign-out').click();
         await page.getByTestId('invitation-signup').waitFor();
+        // Signing in on the link with the wrong account again: no Accept that cannot work, a way out instead.
+        await page.getByTestId('login-toggle-mode').click();
+        await page.getByTestId('login-email').fill(other.email);
+        await page.getByTestId('login-password').fill(other.password);
+        await page.getByTestId('login-submit').click();
+        expect(await page.getByTestId('login-error').innerText()).toBe(
+          'This invitation was sent to another email address. Use the invited email.',
+        );
+        expect(await page.getByTestId('login-submit').count()).toBe(0);
+        await page.getByTestId('invitation-sign-out').click();
+        await page.getByTestId('invitation-signup').waitFor();
       } finally {
         await context.close();
       }

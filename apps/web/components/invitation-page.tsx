@@ -258,6 +258,8 @@ function LogInAndAccept({ token, onSignUp }: { token: string; onSignUp?: () => v
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [signedIn, setSignedIn] = useState(false);
+  // Signed in with an account the invitation is not for: accepting again cannot help, signing out here can.
+  const [mismatch, setMismatch] = useState(false);
   const ids = { email: useId(), password: useId() };
 
   async function submit(event: FormEvent) {
@@ -279,6 +281,7 @@ function LogInAndAccept({ token, onSignUp }: { token: string; onSignUp?: () => v
       enter((await invitations.accept(token)).id);
     } catch (failure) {
       // Signed in, but this account may not take the invitation (another email): the app is still theirs.
+      setMismatch(failure instanceof ApiError && failure.reason === 'invitation_email_mismatch');
       setError(errorText(failure, t));
       setBusy(false);
     }
@@ -320,9 +323,21 @@ function LogInAndAccept({ token, onSignUp }: { token: string; onSignUp?: () => v
           {error}
         </p>
       )}
-      <button type="submit" className="button button-primary button-wide" data-testid="login-submit" disabled={busy}>
-        {busy ? t.pleaseWait : signedIn ? t.invitationAccept : t.invitationLoginSubmit}
-      </button>
+      {!mismatch && (
+        <button type="submit" className="button button-primary button-wide" data-testid="login-submit" disabled={busy}>
+          {busy ? t.pleaseWait : signedIn ? t.invitationAccept : t.invitationLoginSubmit}
+        </button>
+      )}
+      {mismatch && (
+        <button
+          type="button"
+          className="button button-primary button-wide"
+          data-testid="invitation-sign-out"
+          onClick={() => void signOutHere()}
+        >
+          {t.invitationOtherAccount}
+        </button>
+      )}
       {signedIn ? (
         <p className="login-switch">
           <button type="button" className="button-link" onClick={() => router.replace('/')}>

@@ -326,6 +326,9 @@ export const en: Messages = {
 
   // Model settings
   modelProvider: 'Provider',
+  modelProviderAsSaved: 'As saved (OpenAI-compatible)',
+  modelKeyWillBeRemoved:
+    'The stored key will be removed when you save a new provider or base URL: enter the key for the new endpoint, or leave it empty.',
   modelProviderOpenAiChat: 'OpenAI-compatible endpoint (Ollama, llama.cpp, vLLM, LM Studio…)',
   modelProviderXai: 'xAI (Grok)',
   modelProviderOpenAiResponses: 'OpenAI Responses API',

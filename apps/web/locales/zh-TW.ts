@@ -317,6 +317,8 @@ export const zhTW = {
 
   // Model settings
   modelProvider: '服務提供者',
+  modelProviderAsSaved: '依已儲存的設定（OpenAI 相容）',
+  modelKeyWillBeRemoved: '儲存新的服務提供者或端點網址時，已儲存的金鑰將被移除：請輸入新端點的金鑰，或留空。',
   modelProviderOpenAiChat: 'OpenAI 相容端點（Ollama、llama.cpp、vLLM、LM Studio…）',
   modelProviderXai: 'xAI（Grok）',
   modelProviderOpenAiResponses: 'OpenAI Responses API',

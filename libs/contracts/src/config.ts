@@ -198,7 +198,7 @@ export const apiEnvSchema = z
       .describe("A person's takeover lasts this long unless renewed by the viewer heartbeat"),
     TEAM_SCREEN_LIMIT: teamScreenLimit,
     LAZYBOY_ALLOW_LOCAL_MODEL_SERVERS: boolFlag.describe(
-      "true: agents' and workspaces' model settings may name loopback and cluster-internal servers until an instance admin decides otherwise",
+      "true: agents' and workspaces' model settings may name loopback, private-network (LAN) and cluster-internal servers until an instance admin decides otherwise",
     ),
     LAZYBOY_ENVIRONMENT_MODEL_SCOPE: environmentModelScopeSchema
       .default('first_workspace')

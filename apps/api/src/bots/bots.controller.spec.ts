@@ -110,7 +110,7 @@ describe('agents (bots) over HTTP', () => {
         avatarSeed: 'new-seed',
         instructions: 'Be kind.',
         computerMode: 'private',
-        modelSettings: { provider: 'openai-chat', baseUrl: 'http://192.168.1.20:11434/v1', model: 'b' },
+        modelSettings: { provider: 'openai-chat', baseUrl: 'http://models.example.net:11434/v1', model: 'b' },
       });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
@@ -119,12 +119,12 @@ describe('agents (bots) over HTTP', () => {
       avatarSeed: 'new-seed',
       instructions: 'Be kind.',
       computerMode: 'private',
-      modelSettings: { provider: 'openai-chat', baseUrl: 'http://192.168.1.20:11434/v1', model: 'b' },
+      modelSettings: { provider: 'openai-chat', baseUrl: 'http://models.example.net:11434/v1', model: 'b' },
     });
     const stored = await prisma.bot.findUniqueOrThrow({ where: { id: bot.id } });
     expect(stored.modelSettings).toEqual({
       provider: 'openai-chat',
-      baseUrl: 'http://192.168.1.20:11434/v1',
+      baseUrl: 'http://models.example.net:11434/v1',
       model: 'b',
       chatRoundLimit: 12,
     });
@@ -301,7 +301,7 @@ describe('agents (bots) over HTTP', () => {
       expect(await stored(bot.id)).toEqual(before);
       // A model server elsewhere on the LAN is fine (a home user's Ollama on another machine).
       const lan = await patch(alice, bot.id, {
-        modelSettings: { baseUrl: 'http://192.168.1.20:11434/v1' },
+        modelSettings: { baseUrl: 'http://models.example.net:11434/v1' },
         modelApiKey: 'sk-lan',
       });
       expect(lan.status).toBe(200);

@@ -9,6 +9,7 @@ import { admin } from '../../lib/endpoints';
 import { errorText } from '../../lib/error-text';
 import { formatDateTime, formatDuration } from '../../lib/format';
 import { useLocale, useT } from '../../lib/i18n';
+import { runErrorText } from '../../lib/run-error-text';
 import { ErrorBanner } from '../error-banner';
 import { AdminSection } from './admin-section';
 import { useAdminData } from './use-admin-data';
@@ -86,7 +87,18 @@ export function AdminRuns() {
                 <div className="cell-main">{run.botName}</div>
                 <div className="cell-sub">{run.workspaceName}</div>
               </td>
-              <td className="cell-sub">{run.errorMessage ?? (run.busyStep ? agentStatusLabel(agentStatus(run), t) : '—')}</td>
+              <td className="cell-sub">
+                {run.errorCode || run.errorMessage ? (
+                  // The service's own words are English and for diagnosis: a tooltip, under the person's language.
+                  <span data-testid="admin-run-error" title={run.errorMessage ?? undefined}>
+                    {runErrorText(run.errorCode ?? 'execution_failed', t)}
+                  </span>
+                ) : run.busyStep ? (
+                  agentStatusLabel(agentStatus(run), t)
+                ) : (
+                  '—'
+                )}
+              </td>
               <td>{formatDateTime(run.createdAt, locale)}</td>
               <td className="num">{duration(run)}</td>
               <td>

@@ -61,7 +61,9 @@ export function WorkspaceModelSection({ view, onSaved }: WorkspaceModelSectionPr
   const model = view.model;
   const hostOffered = model.hostModel === 'available';
   const [useHost, setUseHost] = useState(hostOffered && !hasSettings(model.settings));
-  const [provider, setProvider] = useState<ModelProvider>(model.settings.provider ?? 'openai-chat');
+  // '' keeps settings saved without a provider as they are (the API reads them as openai-chat): presetting one
+  // would make the form dirty at once and keep Test from using the saved key.
+  const [provider, setProvider] = useState<ModelProvider | ''>(model.settings.provider ?? '');
   const [baseUrl, setBaseUrl] = useState(model.settings.baseUrl ?? '');
   const [modelName, setModelName] = useState(model.settings.model ?? '');
   const [modelPath, setModelPath] = useState(model.settings.modelPath ?? '');
@@ -72,11 +74,12 @@ export function WorkspaceModelSection({ view, onSaved }: WorkspaceModelSectionPr
   const [test, setTest] = useState<ModelTestView | null>(null);
   const ids = { source: useId(), provider: useId(), baseUrl: useId(), modelPath: useId() };
 
-  const http = isHttpProvider(provider);
+  const effectiveProvider: ModelProvider = provider || 'openai-chat';
+  const http = isHttpProvider(effectiveProvider);
   const settings: WorkspaceModelSettings = useHost
     ? {}
     : {
-        provider,
+        ...(provider ? { provider } : {}),
         ...(http && baseUrl.trim() ? { baseUrl: baseUrl.trim() } : {}),
         ...(http && modelName.trim() ? { model: modelName.trim() } : {}),
         ...(!http && modelPath.trim() ? { modelPath: modelPath.trim() } : {}),
@@ -86,12 +89,24 @@ export function WorkspaceModelSection({ view, onSaved }: WorkspaceModelSectionPr
   const keyChange: KeyChange = useHost && model.hasApiKey ? { kind: 'remove' } : useHost || !http ? KEEP_KEY : key;
   const settingsChanged = !sameSettings(settings, model.settings);
   const dirty = settingsChanged || keyRequest(keyChange) !== undefined;
-  const missingUrl = !useHost && http && !baseUrlOptional(provider) && !baseUrl.trim();
+  const missingUrl = !useHost && http && !baseUrlOptional(effectiveProvider) && !baseUrl.trim();
+  // The API drops a stored key with the endpoint it was saved for, unless the same change brings a new one.
+  const endpointMoved = (nextProvider: ModelProvider | '', nextBaseUrl: string) =>
+    nextProvider !== (model.settings.provider ?? '') || nextBaseUrl.trim() !== (model.settings.baseUrl ?? '');
+  const keyDropped =
+    !useHost && http && model.hasApiKey && endpointMoved(provider, baseUrl) && keyRequest(keyChange) === undefined;
+
+  /** A new endpoint while a key is stored: the key field opens, for the key the new endpoint needs. */
+  function openKeyIfMoved(nextProvider: ModelProvider | '', nextBaseUrl: string) {
+    if (model.hasApiKey && key.kind === 'keep' && endpointMoved(nextProvider, nextBaseUrl)) {
+      setKey({ kind: 'set', value: '' });
+    }
+  }
 
   function reset(next: WorkspaceView) {
     const s = next.model.settings;
     setUseHost(next.model.hostModel === 'available' && !hasSettings(s));
-    setProvider(s.provider ?? 'openai-chat');
+    setProvider(s.provider ?? '');
     setBaseUrl(s.baseUrl ?? '');
     setModelName(s.model ?? '');
     setModelPath(s.modelPath ?? '');
@@ -102,6 +117,7 @@ export function WorkspaceModelSection({ view, onSaved }: WorkspaceModelSectionPr
     setUseHost(false);
     setProvider(server.provider);
     setBaseUrl(server.baseUrl);
+    openKeyIfMoved(server.provider, server.baseUrl);
     if (server.models[0] && !server.models.includes(modelName)) setModelName(server.models[0]);
     setTest(null);
     setSaved(false);
@@ -192,10 +208,13 @@ export function WorkspaceModelSection({ view, onSaved }: WorkspaceModelSectionPr
               data-testid="workspace-model-provider"
               value={provider}
               onChange={(event) => {
-                setProvider(event.target.value as ModelProvider);
+                const next = event.target.value as ModelProvider | '';
+                setProvider(next);
+                openKeyIfMoved(next, baseUrl);
                 setTest(null);
               }}
             >
+              {provider === '' && <option value="">{t.modelProviderAsSaved}</option>}
               {providers.map((p) => (
                 <option key={p} value={p}>
                   {t[PROVIDER_LABEL[p]]}
@@ -214,17 +233,18 @@ export function WorkspaceModelSection({ view, onSaved }: WorkspaceModelSectionPr
                   inputMode="url"
                   value={baseUrl}
                   maxLength={2_000}
-                  required={!baseUrlOptional(provider)}
+                  required={!baseUrlOptional(effectiveProvider)}
                   spellCheck={false}
-                  placeholder={baseUrlOptional(provider) ? t.modelBaseUrlDefault : t.modelBaseUrlPlaceholder}
+                  placeholder={baseUrlOptional(effectiveProvider) ? t.modelBaseUrlDefault : t.modelBaseUrlPlaceholder}
                   onChange={(event) => {
                     setBaseUrl(event.target.value);
+                    openKeyIfMoved(provider, event.target.value);
                     setTest(null);
                   }}
                 />
                 <ModelNameField
                   workspaceId={view.id}
-                  provider={provider}
+                  provider={effectiveProvider}
                   baseUrl={baseUrl}
                   value={modelName}
                   onChange={(value) => {
@@ -243,6 +263,11 @@ export function WorkspaceModelSection({ view, onSaved }: WorkspaceModelSectionPr
                   }}
                   testIdPrefix="workspace-model"
                 />
+                {keyDropped && (
+                  <p className="field-hint" role="status" data-testid="workspace-model-key-dropped">
+                    {t.modelKeyWillBeRemoved}
+                  </p>
+                )}
               </>
             ) : (
               <>

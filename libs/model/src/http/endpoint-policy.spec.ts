@@ -20,6 +20,10 @@ const ALWAYS_REFUSED = [
   'http://[::ffff:0.0.0.0]/',
   'http://[::127.0.0.1]/',
   'http://metadata.google.internal/',
+  'http://[fd00:ec2::254]/latest/meta-data',
+  'http://100.100.100.200/latest/meta-data',
+  'http://[::ffff:100.100.100.200]/',
+  'http://192.0.0.192/opc/v2/instance',
   'ftp://models.example.net/',
   'file:///etc/passwd',
   'http://user:secret@models.example.net/v1',
@@ -43,13 +47,20 @@ const LOCAL = [
   'http://host.docker.internal:11434/v1',
   'http://redis.lazyboy.svc/',
   'http://ollama.ai.svc.cluster.local.:11434/v1',
-];
-
-const ALLOWED = [
   'http://192.168.1.20:11434/v1',
   'http://10.0.0.5:8000/v1',
   'http://172.16.4.4/v1',
+  'http://172.31.255.255/',
+  'http://100.64.0.1/',
   'http://[fd00::5]/v1',
+  'http://[fc00::1]/',
+  'http://[::ffff:192.168.0.9]/',
+];
+
+const ALLOWED = [
+  'http://172.32.0.1/',
+  'http://100.128.0.1/',
+  'http://192.0.0.193/',
   'http://ollama-box:11434/v1',
   'https://models.example.net/v1',
   'https://api.x.ai/v1',
@@ -65,9 +76,12 @@ describe('ModelEndpointPolicy', () => {
     expect(new ModelEndpointPolicy().refusalOf('http://169.254.169.254/')).toBe(
       'is a link-local address (where cloud metadata lives)',
     );
+    expect(new ModelEndpointPolicy({ allowLoopback: true }).refusalOf('http://[fd00:ec2::254]/')).toBe(
+      'is a cloud metadata address',
+    );
   });
 
-  it('refuses loopback, the container host and cluster services unless local model servers are allowed', () => {
+  it('refuses loopback, private networks, the container host and cluster services unless local model servers are allowed', () => {
     const closed = new ModelEndpointPolicy();
     const open = new ModelEndpointPolicy({ allowLoopback: true });
     for (const url of LOCAL) {
@@ -79,7 +93,7 @@ describe('ModelEndpointPolicy', () => {
     );
   });
 
-  it('lets private LAN addresses and public hosts through', () => {
+  it('lets public addresses and names through', () => {
     const policy = new ModelEndpointPolicy();
     for (const url of ALLOWED) expect({ url, refusal: policy.refusalOf(url) }).toEqual({ url, refusal: undefined });
   });

@@ -11,17 +11,18 @@ import { displayUrl } from './endpoint.js';
 // operator's own environment is trusted and goes unchecked.
 //
 // - Always refused: the unspecified address (0.0.0.0/8, ::, which Linux connects to this machine),
-//   link-local (169.254/16 with the cloud metadata address, fe80::/10), IPv4-compatible IPv6 (::/96),
-//   a metadata name, any scheme but http(s), and base URLs carrying credentials, a query or a fragment.
-// - Refused unless local model servers are allowed (Ollama on 127.0.0.1 is a real use): loopback
-//   (127/8, ::1, localhost and *.localhost), the host seen from a container (host.docker.internal) and the
-//   cluster's own service names (*.svc, *.cluster.local).
+//   link-local (169.254/16 with the cloud metadata address, fe80::/10), the metadata addresses clouds keep
+//   elsewhere (fd00:ec2::254 AWS, 100.100.100.200 Alibaba, 192.0.0.192 Oracle), IPv4-compatible IPv6
+//   (::/96), a metadata name, any scheme but http(s), and base URLs carrying credentials, a query or a fragment.
+// - Refused unless local model servers are allowed (Ollama on 127.0.0.1 or on a home LAN is a real use, and
+//   an instance admin's choice): loopback (127/8, ::1, localhost and *.localhost), private networks
+//   (10/8, 172.16/12, 192.168/16, the carrier-grade NAT 100.64/10, IPv6 ULA fc00::/7), the host seen from a
+//   container (host.docker.internal) and the cluster's own service names (*.svc, *.cluster.local).
 // - Refused when the operator lists them: further networks (the cluster's pod and service ranges).
-// - Private LAN ranges (192.168/16, 10/8, fc00::/7…) stay allowed: a home user's Ollama on another machine.
 // IPv4-mapped IPv6 addresses (::ffff:127.0.0.1) match their IPv4 rules (BlockList compares them so).
 
 export interface ModelEndpointPolicyOptions {
-  /** Loopback, the container host and cluster service names are accepted (an instance admin's choice). */
+  /** Loopback, private networks, the container host and cluster service names are accepted (an instance admin's choice). */
   allowLoopback?: boolean;
   /** Networks refused besides the built-in ones, as `address/prefix` (or a single address). */
   blockedNetworks?: readonly string[];
@@ -37,6 +38,19 @@ const UNSPECIFIED = new BlockList();
 UNSPECIFIED.addSubnet('0.0.0.0', 8, 'ipv4');
 // Also the deprecated IPv4-compatible form (::127.0.0.1 and the like); `::` and ::1 are inside it.
 UNSPECIFIED.addSubnet('::', 96, 'ipv6');
+
+// Before PRIVATE: two of them lie inside private ranges, and these stay refused when local servers are allowed.
+const METADATA = new BlockList();
+METADATA.addAddress('fd00:ec2::254', 'ipv6');
+METADATA.addAddress('100.100.100.200', 'ipv4');
+METADATA.addAddress('192.0.0.192', 'ipv4');
+
+const PRIVATE = new BlockList();
+PRIVATE.addSubnet('10.0.0.0', 8, 'ipv4');
+PRIVATE.addSubnet('172.16.0.0', 12, 'ipv4');
+PRIVATE.addSubnet('192.168.0.0', 16, 'ipv4');
+PRIVATE.addSubnet('100.64.0.0', 10, 'ipv4');
+PRIVATE.addSubnet('fc00::', 7, 'ipv6');
 
 const LINK_LOCAL = new BlockList();
 LINK_LOCAL.addSubnet('169.254.0.0', 16, 'ipv4');
@@ -109,7 +123,12 @@ export class ModelEndpointPolicy {
     }
     if (UNSPECIFIED.check(address, family)) return 'is an unspecified address';
     if (LINK_LOCAL.check(address, family)) return 'is a link-local address (where cloud metadata lives)';
+    if (METADATA.check(address, family)) return 'is a cloud metadata address';
+    // The operator's list wins over allowed local servers: the cluster's own ranges are private ones.
     if (this.blocked.check(address, family)) return 'is in a network this instance refuses (LAZYBOY_MODEL_BLOCKED_NETWORKS)';
+    if (PRIVATE.check(address, family)) {
+      return this.allowLoopback ? undefined : `is a private network address (a LAN), and ${LOCAL_OFF}`;
+    }
     return undefined;
   }
 

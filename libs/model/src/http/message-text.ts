@@ -13,6 +13,15 @@ export function redact(text: string, secret: string | undefined): string {
   return text.split(secret).join('[redacted]');
 }
 
+/**
+ * What a provider sent, quoted in one of our messages: the key of the request redacted before shortening
+ * (a cut could otherwise leave most of it), then one bounded line. Every quote of a provider's body goes
+ * through here, because servers that echo the request's headers put the key in it.
+ */
+export function quoteProvider(text: string, apiKey: string | undefined, maxLength = MAX_LENGTH): string {
+  return oneLine(redact(text, apiKey), maxLength);
+}
+
 export function formatDuration(ms: number): string {
   return ms >= 1000 && ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }

@@ -11,7 +11,7 @@ import {
 import { isRecord, tryParseJson } from '../json-values.js';
 import { displayUrl, joinUrl, type ModelEndpoint } from './endpoint.js';
 import type { ModelEndpointPolicy } from './endpoint-policy.js';
-import { formatDuration, oneLine } from './message-text.js';
+import { formatDuration, oneLine, quoteProvider, redact } from './message-text.js';
 import { errorForReport, errorForStatus, isRetryableStatus, readErrorBody, reportFromObject } from './provider-errors.js';
 import { backoffDelayMs, DEFAULT_RETRY_POLICY, parseRetryAfterMs, type RetryPolicy } from './retry-policy.js';
 import { type SseEvent, SseParser } from './sse-parser.js';
@@ -96,7 +96,7 @@ export class ModelHttp {
     const parsed = tryParseJson(text);
     if (!parsed.ok) {
       throw new ModelProtocolError(
-        `the model provider ${this.endpoint.provider} answered with something other than JSON: ${oneLine(text, 120)}`,
+        `the model provider ${this.endpoint.provider} answered with something other than JSON: ${quoteProvider(text, this.endpoint.apiKey, 120)}`,
         { provider: this.endpoint.provider },
       );
     }
@@ -149,6 +149,23 @@ export class ModelHttp {
 
   /** `body` undefined: a GET. */
   private async send<T>(
+    path: string,
+    body: unknown,
+    signal: AbortSignal | undefined,
+    accept: string,
+    read: (response: Response, io: AttemptIo) => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await this.sendWithRetries(path, body, signal, accept, read);
+    } catch (error) {
+      // The last line of defence: whatever a message quotes, the request's key never leaves with it.
+      const { apiKey } = this.endpoint;
+      if (apiKey && error instanceof Error && error.message.includes(apiKey)) error.message = redact(error.message, apiKey);
+      throw error;
+    }
+  }
+
+  private async sendWithRetries<T>(
     path: string,
     body: unknown,
     signal: AbortSignal | undefined,

@@ -8,7 +8,7 @@ import {
 } from '../errors.js';
 import { isRecord, type JsonRecord, stringField, tryParseJson } from '../json-values.js';
 import { displayUrl, type ModelEndpoint } from './endpoint.js';
-import { oneLine, redact } from './message-text.js';
+import { quoteProvider } from './message-text.js';
 
 /** What a provider said went wrong, from whichever of the common error shapes it used. */
 export interface ProviderErrorReport {
@@ -58,7 +58,7 @@ export function isRetryableStatus(status: number, report: ProviderErrorReport): 
 
 /** The provider's own words, fit to show: one line, the key redacted. */
 function providerText(endpoint: ModelEndpoint, report: ProviderErrorReport): string | undefined {
-  return report.message ? oneLine(redact(report.message, endpoint.apiKey)) : undefined;
+  return report.message ? quoteProvider(report.message, endpoint.apiKey) : undefined;
 }
 
 function detail(endpoint: ModelEndpoint, report: ProviderErrorReport): string {

@@ -3,6 +3,7 @@ import type { ChatMessage, ModelStreamEvent } from '@lazyboy/contracts';
 import { ModelProtocolError, ModelRateLimitError, ModelServerError } from '../errors.js';
 import { ScriptedModelServer } from '../scripted/scripted-model-server.js';
 import { ChatCompletionsClient } from './chat-completions.js';
+import { ChatCompletionsStream } from './chat-completions-stream.js';
 
 const PIXEL = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
@@ -163,6 +164,40 @@ describe('ChatCompletionsClient on the wire', () => {
   it('refuses an answer that is not JSON', async () => {
     server.setScript([{ httpStatus: 200, errorBody: '<html>gateway</html>' }]);
     await expect(client().complete({ messages: [{ role: 'user', content: 'hi' }] })).rejects.toThrow(ModelProtocolError);
+  });
+
+  it('never quotes the key of a server that echoes the request headers back', async () => {
+    const apiKey = 'sk-echoed-0123456789abcdefghijklmnopqrstuvwxyz';
+    const echoing = new ChatCompletionsClient({ baseUrl: server.url, model: 'local-llama', apiKey, retry: { maxRetries: 0 } });
+    // The key starts inside the first 120 characters and ends past them: shortening first would leave most of it.
+    const echo = (request: { headers: Record<string, string> }) =>
+      `upstream trouble; request was: ${'x'.repeat(40)} authorization: ${request.headers['authorization'] ?? ''}`;
+    const messages: ChatMessage[] = [{ role: 'user', content: 'hi' }];
+    const failures: string[] = [];
+    for (const status of [200, 500, 401]) {
+      server.setScript((request) => ({ httpStatus: status, errorBody: echo(request) }));
+      failures.push(
+        await echoing.complete({ messages }).then(
+          () => 'answered',
+          (error: unknown) => String(error instanceof Error ? error.message : error),
+        ),
+      );
+    }
+    // A stream chunk that is no JSON, as a broken proxy sends it.
+    const stream = new ChatCompletionsStream(
+      { provider: 'openai-chat', baseUrl: server.url, model: 'm', apiKey },
+      () => undefined,
+    );
+    try {
+      stream.accept({ event: 'message', data: echo({ headers: { authorization: `Bearer ${apiKey}` } }) });
+    } catch (error) {
+      failures.push(error instanceof Error ? error.message : String(error));
+    }
+    expect(failures).toHaveLength(4);
+    for (const message of failures) {
+      expect(message).toContain('upstream trouble');
+      expect(message).not.toContain(apiKey.slice(0, 12));
+    }
   });
 
   it('describes itself without the key', () => {

@@ -1,7 +1,7 @@
 import type { ModelResponse, ModelStreamEvent, ToolCall } from '@lazyboy/contracts';
 import { ModelProtocolError } from '../errors.js';
 import type { ModelEndpoint } from '../http/endpoint.js';
-import { oneLine } from '../http/message-text.js';
+import { quoteProvider } from '../http/message-text.js';
 import { errorForReport, reportFromObject } from '../http/provider-errors.js';
 import type { SseEvent } from '../http/sse-parser.js';
 import { isRecord, type JsonRecord, numberField, recordField, stringField, tryParseJson } from '../json-values.js';
@@ -38,7 +38,7 @@ export class ResponsesStream {
     const parsed = tryParseJson(event.data);
     if (!parsed.ok || !isRecord(parsed.value)) {
       throw new ModelProtocolError(
-        `the model provider ${this.endpoint.provider} sent a stream event that is not a JSON object: ${oneLine(event.data, 120)}`,
+        `the model provider ${this.endpoint.provider} sent a stream event that is not a JSON object: ${quoteProvider(event.data, this.endpoint.apiKey, 120)}`,
         { provider: this.endpoint.provider },
       );
     }
