@@ -11,7 +11,8 @@ import { FINAL, ServiceHarness } from './service-harness.js';
 // scripted model servers and a capture server, all on loopback, so this instance allows local model servers
 // (an instance admin's switch) except where a test turns it off.
 
-const ADMIN_EMAIL = 'root@example.test';
+// Its own address per suite: the per-account sign-in limit lives in the one Redis every suite shares.
+const ADMIN_EMAIL = `root-${randomUUID().slice(0, 8)}@example.test`;
 const APP_TOKEN = `app-token-${randomUUID()}`;
 
 describe('model keys stay with their endpoint', () => {

@@ -25,7 +25,8 @@ import { FINAL, ServiceHarness } from './service-harness.js';
 // Every model is a scripted server on loopback, so the instance allows local model servers unless a test
 // turns that off.
 
-const ADMIN_EMAIL = 'root@example.test';
+// Its own address per suite: the per-account sign-in limit lives in the one Redis every suite shares.
+const ADMIN_EMAIL = `root-${randomUUID().slice(0, 8)}@example.test`;
 const APP_TOKEN = `app-token-${randomUUID()}`;
 /** The workspace key, planted to be searched for in every answer, log line and row afterwards. */
 const SECRET = `sk-workspace-${randomUUID()}`;

@@ -8,7 +8,8 @@ import { testApiConfig } from '../testing/test-config.js';
 import { createIsolatedDatabase, type IsolatedDatabase } from '../testing/test-database.js';
 import { logIn, signUp, type TestUser } from '../testing/test-users.js';
 
-const ADMIN_EMAIL = 'root@example.test';
+// Its own address per suite: the per-account sign-in limit lives in the one Redis every suite shares.
+const ADMIN_EMAIL = `root-${randomUUID().slice(0, 8)}@example.test`;
 const APP_TOKEN = `app-token-${randomUUID()}`;
 
 /** The admin routes this suite expects; a new one must be added here (and to the 403 check below). */

@@ -15,7 +15,8 @@ import { InvitationsRepository } from './invitations.repository.js';
 // Sign-up policies and workspace invitations, on a database of this suite's own (the instance settings it
 // changes are the whole instance's) whose API starts with the product's default policy, `invite`.
 
-const ADMIN_EMAIL = 'root@example.test';
+// Its own address per suite: the per-account sign-in limit lives in the one Redis every suite shares.
+const ADMIN_EMAIL = `root-${randomUUID().slice(0, 8)}@example.test`;
 const APP_TOKEN = `app-token-${randomUUID()}`;
 const DAY_MS = 24 * 60 * 60 * 1_000;
 
