@@ -4,7 +4,7 @@ import pg from 'pg';
 import type { BotView, RunView, WorkspaceView } from '@lazyboy/contracts';
 import { ScriptedModelServer } from '@lazyboy/model';
 import { CaptureServer } from '../../libs/model/src/testing/capture-server.js';
-import { logIn, signUp, type TestUser } from '../../apps/api/src/testing/test-users.js';
+import { logInFirstAdmin, signUp, type TestUser } from '../../apps/api/src/testing/test-users.js';
 import { FINAL, ServiceHarness } from './service-harness.js';
 
 // An agent's model key stays with the endpoint it was stored for (issue #13): agents run end to end against
@@ -45,7 +45,7 @@ describe('model keys stay with their endpoint', () => {
       LAZYBOY_APP_TOKEN: APP_TOKEN,
       LAZYBOY_ADMIN_EMAIL: ADMIN_EMAIL,
     });
-    admin = { cookie: await logIn(harness.app.url, ADMIN_EMAIL, APP_TOKEN) } as TestUser;
+    admin = { cookie: await logInFirstAdmin(harness.app.url, ADMIN_EMAIL, APP_TOKEN) } as TestUser;
     await setSettings(true);
     [alice, bob] = await Promise.all([signUp(harness.app.url), signUp(harness.app.url)]);
     await harness.call(alice, 'POST', `/api/workspaces/${alice.workspaceId}/members`, { email: bob.email, role: 'member' });

@@ -10,7 +10,7 @@ import { collectApiRoutes, type ApiRoute } from '../../apps/api/src/openapi/api-
 import { startTestApp, type TestApp } from '../../apps/api/src/testing/test-app.js';
 import { TEST_INTERNAL_SECRET, testApiConfig } from '../../apps/api/src/testing/test-config.js';
 import { createIsolatedDatabase, type IsolatedDatabase } from '../../apps/api/src/testing/test-database.js';
-import { logIn, signUp, type TestUser } from '../../apps/api/src/testing/test-users.js';
+import { logInFirstAdmin, signUp, type TestUser } from '../../apps/api/src/testing/test-users.js';
 
 // Table-driven: every route that takes a body or a query gets, in each of its text fields in turn, a NUL
 // and (bodies) an unpaired surrogate, and must answer 400 VALIDATION_FAILED naming exactly that field —
@@ -200,7 +200,7 @@ describe('text that cannot be stored (NUL, unpaired surrogates)', () => {
     api = await startTestApp(
       testApiConfig({ DATABASE_URL: database.url, LAZYBOY_APP_TOKEN: APP_TOKEN, LAZYBOY_ADMIN_EMAIL: ADMIN_EMAIL }),
     );
-    adminCookie = await logIn(api.url, ADMIN_EMAIL, APP_TOKEN);
+    adminCookie = await logInFirstAdmin(api.url, ADMIN_EMAIL, APP_TOKEN);
     const as = (path: string, body: object) => request(api.url).post(path).set('Cookie', adminCookie).send(body);
     const me = await request(api.url).get('/api/auth/me').set('Cookie', adminCookie).expect(200);
     const workspaceId: string = me.body.workspaces[0].id;

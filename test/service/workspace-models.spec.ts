@@ -16,7 +16,7 @@ import type {
 import { ScriptedModelServer, type ReceivedRequest } from '@lazyboy/model';
 import { CaptureServer } from '../../libs/model/src/testing/capture-server.js';
 import { LOCAL_MODEL_SERVER_CANDIDATES } from '../../apps/api/src/model/workspace-model.service.js';
-import { logIn, signUp, type TestUser } from '../../apps/api/src/testing/test-users.js';
+import { logInFirstAdmin, signUp, type TestUser } from '../../apps/api/src/testing/test-users.js';
 import { FINAL, ServiceHarness } from './service-harness.js';
 
 // A workspace's model (issue #14): its settings and key in PATCH /api/workspaces/:id, used by its agents'
@@ -135,7 +135,7 @@ describe("a workspace's model", () => {
         },
       ],
     );
-    admin = { cookie: await logIn(harness.app.url, ADMIN_EMAIL, APP_TOKEN) } as TestUser;
+    admin = { cookie: await logInFirstAdmin(harness.app.url, ADMIN_EMAIL, APP_TOKEN) } as TestUser;
     adminWorkspaceId = (await api<WorkspaceListView>(admin, 'GET', '/api/workspaces')).body.items[0]!.id;
     expect((await setInstance({ allowLocalModelServers: true })).status).toBe(200);
     [alice, bob, mallory] = await Promise.all([signUp(harness.app.url), signUp(harness.app.url), signUp(harness.app.url)]);

@@ -5,7 +5,7 @@ import type { BotView, WorkspaceView } from '@lazyboy/contracts';
 import { ScriptedModelServer, type ReceivedRequest, type Turn } from '@lazyboy/model';
 import type { Page } from 'playwright-core';
 import { LOCAL_MODEL_SERVER_CANDIDATES } from '../../apps/api/src/model/workspace-model.service.js';
-import { logIn, type TestUser } from '../../apps/api/src/testing/test-users.js';
+import { logInFirstAdmin, type TestUser } from '../../apps/api/src/testing/test-users.js';
 import { lastPersonText } from '../support/model-requests.js';
 import { WebHarness } from './web-harness.js';
 
@@ -66,7 +66,7 @@ describe('the first run in a real browser', () => {
         providers: [{ provide: LOCAL_MODEL_SERVER_CANDIDATES, useValue: [{ kind: 'ollama', baseUrl: local.url }] }],
       },
     );
-    const cookie = await logIn(harness.service.app.url, ADMIN_EMAIL, APP_TOKEN);
+    const cookie = await logInFirstAdmin(harness.service.app.url, ADMIN_EMAIL, APP_TOKEN);
     const me = await harness.service.call<{ user: { id: string }; workspaces: { id: string }[] }>(
       { cookie } as TestUser,
       'GET',

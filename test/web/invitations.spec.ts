@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { BotView, InvitationListView, MeView } from '@lazyboy/contracts';
-import { logIn, signUp, type TestUser } from '../../apps/api/src/testing/test-users.js';
+import { logInFirstAdmin, signUp, type TestUser } from '../../apps/api/src/testing/test-users.js';
 import { WebHarness } from './web-harness.js';
 
 // Joining a team from the browser under the product's default sign-up policy (`invite`): the first admin
@@ -22,7 +22,7 @@ describe('invitations in a real browser', () => {
       LAZYBOY_APP_TOKEN: APP_TOKEN,
       LAZYBOY_ADMIN_EMAIL: ADMIN_EMAIL,
     });
-    const cookie = await logIn(harness.service.app.url, ADMIN_EMAIL, APP_TOKEN);
+    const cookie = await logInFirstAdmin(harness.service.app.url, ADMIN_EMAIL, APP_TOKEN);
     const me = await harness.service.call<MeView>({ cookie } as TestUser, 'GET', '/api/auth/me');
     admin = {
       email: ADMIN_EMAIL,

@@ -6,7 +6,7 @@ import { PrismaService } from '../persistence/prisma.service.js';
 import { startTestApp, type TestApp } from '../testing/test-app.js';
 import { testApiConfig } from '../testing/test-config.js';
 import { createIsolatedDatabase, type IsolatedDatabase } from '../testing/test-database.js';
-import { logIn, signUp, type TestUser } from '../testing/test-users.js';
+import { logIn, logInFirstAdmin, signUp, type TestUser } from '../testing/test-users.js';
 
 // Its own address per suite: the per-account sign-in limit lives in the one Redis every suite shares.
 const ADMIN_EMAIL = `root-${randomUUID().slice(0, 8)}@example.test`;
@@ -43,7 +43,7 @@ describe('admin dashboard endpoints', () => {
     api = await startTestApp(
       testApiConfig({ DATABASE_URL: database.url, LAZYBOY_APP_TOKEN: APP_TOKEN, LAZYBOY_ADMIN_EMAIL: ADMIN_EMAIL }),
     );
-    const cookie = await logIn(api.url, ADMIN_EMAIL, APP_TOKEN);
+    const cookie = await logInFirstAdmin(api.url, ADMIN_EMAIL, APP_TOKEN);
     const me = await request(api.url).get('/api/auth/me').set('Cookie', cookie).expect(200);
     expect(me.body.user).toMatchObject({ email: ADMIN_EMAIL, isAdmin: true });
     admin = { cookie, userId: me.body.user.id };

@@ -9,7 +9,7 @@ import { freshIp } from '../testing/test-addresses.js';
 import { startTestApp, type TestApp } from '../testing/test-app.js';
 import { testApiConfig } from '../testing/test-config.js';
 import { createIsolatedDatabase, type IsolatedDatabase } from '../testing/test-database.js';
-import { createApiToken, bearer, logIn, signUp, type TestUser } from '../testing/test-users.js';
+import { createApiToken, bearer, logIn, logInFirstAdmin, signUp, type TestUser } from '../testing/test-users.js';
 import { InvitationsRepository } from './invitations.repository.js';
 
 // Sign-up policies and workspace invitations, on a database of this suite's own (the instance settings it
@@ -47,7 +47,7 @@ describe('sign-up policy and invitations', () => {
       }),
     );
     prisma = api.app.get(PrismaService);
-    const cookie = await logIn(api.url, ADMIN_EMAIL, APP_TOKEN);
+    const cookie = await logInFirstAdmin(api.url, ADMIN_EMAIL, APP_TOKEN);
     const me = await request(api.url).get('/api/auth/me').set('Cookie', cookie).expect(200);
     admin = {
       email: ADMIN_EMAIL,

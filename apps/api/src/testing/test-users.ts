@@ -82,6 +82,22 @@ export async function logIn(baseUrl: string, email: string, password: string): P
   return cookie;
 }
 
+/**
+ * Signs in the first admin (LAZYBOY_APP_TOKEN). The API makes that account at start-up, but when the first
+ * try fails (a busy database) it tries again in the background, so a refusal right after start is waited out.
+ */
+export async function logInFirstAdmin(baseUrl: string, email: string, token: string, timeoutMs = 20_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await logIn(baseUrl, email, token);
+    } catch (error) {
+      if (Date.now() > deadline || !String(error).includes('answered 401')) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+}
+
 /** Creates an API token for a signed-in user (optionally limited to one workspace); returns the secret. */
 export async function createApiToken(baseUrl: string, cookie: string, workspaceId?: string): Promise<string> {
   const res = await fetch(new URL('/api/auth/tokens', baseUrl), {
