@@ -207,9 +207,15 @@ describe("a workspace's model", () => {
         localModelServersAllowed: true,
       },
     });
-    // A member reads the settings, not the key's characters.
+    // A member learns that the agents have a model, not where its endpoint is nor the key's characters.
     const asBob = (await api<WorkspaceView>(bob, 'GET', workspacePath())).body;
-    expect(asBob.model).toMatchObject({ settings: saved.body.model.settings, hasApiKey: true, apiKeyLast4: null });
+    expect(asBob.model).toMatchObject({
+      settings: {},
+      hasApiKey: true,
+      apiKeyLast4: null,
+      readiness: { usable: true, source: 'workspace', provider: 'openai-chat', model: 'alpha' },
+    });
+    expect(JSON.stringify(asBob)).not.toContain(workspaceModel.url);
     expect((await api<BotView>(bob, 'GET', `/api/bots/${aliceBot.id}`)).body.modelReadiness).toMatchObject({
       usable: true,
       source: 'workspace',

@@ -90,9 +90,13 @@ describe('invitations in a real browser', () => {
       await page.locator('[data-testid="computer-panel"][data-first-frame="true"]').waitFor({ timeout: 60_000 });
       await page.getByTestId('computer-close').click();
 
+      // A member cannot open the workspace's settings: the page says so in their language.
       await page.goto('/settings');
-      await page.getByTestId('settings-ask-owner').waitFor();
+      expect(await page.getByTestId('settings-members-only').innerText()).toContain(
+        '只有工作區的擁有者和管理者可以開啟工作區設定',
+      );
       expect(await page.getByTestId('settings-workspace-name').count()).toBe(0);
+      expect(await page.getByTestId('workspace-model').count()).toBe(0);
       await page.goto('/settings/members');
       await page.locator('[data-testid="member-row"][data-role="member"]').filter({ hasText: '小美' }).waitFor();
       expect(await page.getByTestId('invite-form').count()).toBe(0);

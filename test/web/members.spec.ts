@@ -56,7 +56,7 @@ describe('members and agent settings in a real browser', () => {
     }
   }, 90_000);
 
-  it("shows a member the workspace's settings and an agent's model read-only, and lets them leave", async () => {
+  it("keeps a member out of the workspace's settings, shows an agent's model read-only, and lets them leave", async () => {
     const owner = await signUp(harness.service.app.url);
     const member = await signUp(harness.service.app.url);
     await harness.service.call(owner, 'POST', `/api/workspaces/${owner.workspaceId}/members`, { email: member.email });
@@ -69,9 +69,16 @@ describe('members and agent settings in a real browser', () => {
       await page.getByTestId('workspace-select').selectOption(owner.workspaceId);
       await page.getByTestId('agent-item').filter({ hasText: 'Shared agent' }).waitFor();
 
-      await page.getByTestId('settings-link').click();
-      await page.getByTestId('settings-ask-owner').waitFor();
+      // The workspace's settings are not a member's to open: no link, no tab, and the address refuses.
+      await page.getByTestId('members-link').waitFor();
+      expect(await page.getByTestId('settings-link').count()).toBe(0);
+      await page.goto('/settings');
+      await page.getByTestId('settings-members-only').waitFor();
+      expect(await page.getByTestId('settings-members-only').innerText()).toContain('Only the workspace');
       expect(await page.getByTestId('settings-workspace-name').count()).toBe(0);
+      expect(await page.getByTestId('settings-tab-workspace').count()).toBe(0);
+      await page.getByTestId('settings-members-only-link').click();
+      await page.waitForURL('**/settings/members');
 
       await page.goto(`/agents/${bot.id}/settings`);
       await page.getByTestId('agent-model-readonly').waitFor();

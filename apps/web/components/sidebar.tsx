@@ -3,6 +3,7 @@
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { useT } from '../lib/i18n';
+import { canManage } from '../lib/roles';
 import { useShell } from '../lib/shell-context';
 import { AgentList } from './agent-list';
 import { NewAgentForm } from './new-agent-form';
@@ -12,7 +13,7 @@ import { WorkspaceSwitcher } from './workspace-switcher';
 /** Left column on wide screens, a drawer on phones (globals.css decides which). */
 export function Sidebar({ onClose }: { onClose(): void }) {
   const t = useT();
-  const { me } = useShell();
+  const { me, workspace } = useShell();
   const pathname = usePathname();
   return (
     <aside className="sidebar" data-testid="sidebar" aria-label={t.sidebarLabel}>
@@ -27,14 +28,16 @@ export function Sidebar({ onClose }: { onClose(): void }) {
       </div>
       <WorkspaceSwitcher />
       <nav className="sidebar-nav" aria-label={t.workspace}>
-        <Link
-          href="/settings"
-          className="sidebar-link"
-          data-testid="settings-link"
-          aria-current={pathname === '/settings' ? 'page' : undefined}
-        >
-          {t.settingsLink}
-        </Link>
+        {canManage(workspace.role) && (
+          <Link
+            href="/settings"
+            className="sidebar-link"
+            data-testid="settings-link"
+            aria-current={pathname === '/settings' ? 'page' : undefined}
+          >
+            {t.settingsLink}
+          </Link>
+        )}
         <Link
           href="/settings/members"
           className="sidebar-link"

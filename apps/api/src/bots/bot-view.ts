@@ -30,7 +30,8 @@ export function mergeModelSettings(stored: unknown, next: BotModelSettings): Pri
   return { ...kept, ...next };
 }
 
-export function toBotView(bot: Bot, modelReadiness: ModelReadiness): BotView {
+/** `keyLast4`: the agent's key's last four characters where the viewer may see them (owners and admins). */
+export function toBotView(bot: Bot, modelReadiness: ModelReadiness, keyLast4: string | null): BotView {
   return {
     id: bot.id,
     workspaceId: bot.workspaceId,
@@ -40,6 +41,7 @@ export function toBotView(bot: Bot, modelReadiness: ModelReadiness): BotView {
     computerMode: bot.computerMode,
     modelSettings: modelSettingsOf(bot.modelSettings),
     hasModelApiKey: bot.modelApiKeyCipher !== null,
+    modelApiKeyLast4: keyLast4,
     modelReadiness,
     createdAt: bot.createdAt.toISOString(),
     updatedAt: bot.updatedAt.toISOString(),

@@ -43,6 +43,7 @@ describe('agents (bots) over HTTP', () => {
       computerMode: 'team',
       modelSettings: {},
       hasModelApiKey: false,
+      modelApiKeyLast4: null,
     });
     expect(researcher.avatarSeed).toMatch(/^[0-9a-f]{16}$/);
 
@@ -141,6 +142,8 @@ describe('agents (bots) over HTTP', () => {
     const res = await http().patch(`/api/bots/${bot.id}`).set('Cookie', alice.cookie).send({ modelApiKey: secret });
     expect(res.status).toBe(200);
     expect(res.body.hasModelApiKey).toBe(true);
+    // The owner recognises the key by its last four characters; the key itself never comes back.
+    expect(res.body.modelApiKeyLast4).toBe(secret.slice(-4));
     expect(JSON.stringify(res.body)).not.toContain(secret);
     const fetched = await http().get(`/api/bots/${bot.id}`).set('Cookie', alice.cookie);
     expect(JSON.stringify(fetched.body)).not.toContain(secret);
@@ -162,6 +165,7 @@ describe('agents (bots) over HTTP', () => {
 
     const removed = await http().patch(`/api/bots/${bot.id}`).set('Cookie', alice.cookie).send({ modelApiKey: null });
     expect(removed.body.hasModelApiKey).toBe(false);
+    expect(removed.body.modelApiKeyLast4).toBeNull();
     const cleared = await prisma.bot.findUniqueOrThrow({ where: { id: bot.id } });
     expect(cleared.modelApiKeyCipher).toBeNull();
     expect(keys.open(cleared.modelApiKeyCipher)).toBeUndefined();
@@ -231,6 +235,8 @@ describe('agents (bots) over HTTP', () => {
       const renamed = await patch(bob, bot.id, { name: `Bob's name ${randomUUID()}`, instructions: 'Be brief.' });
       expect(renamed.status).toBe(200);
       expect(renamed.body.hasModelApiKey).toBe(true);
+      // A member is not told any of the key's characters.
+      expect(renamed.body.modelApiKeyLast4).toBeNull();
       expect((await createInAlices(bob, { name: `Bob's own ${randomUUID()}`, modelSettings: {} })).status).toBe(201);
       const byAdmin = await patch(carol, bot.id, { modelSettings: { provider: 'xai', model: 'carol' }, modelApiKey: 'sk-carol' });
       expect(byAdmin.status).toBe(200);

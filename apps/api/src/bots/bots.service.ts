@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { BotView, CreateBotRequest, UpdateBotRequest } from '@lazyboy/contracts';
+import type { BotView, CreateBotRequest, MembershipRole, UpdateBotRequest } from '@lazyboy/contracts';
 import { randomBytes } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { AuditService, type AuditEntry } from '../audit/audit.service.js';
@@ -17,7 +17,7 @@ import {
   namesEndpoint,
 } from '../model/model-settings-rules.js';
 import { WorkspaceModelRepository } from '../model/workspace-model.repository.js';
-import { WorkspaceAccess } from '../tenancy/workspace-access.js';
+import { hasRole, WorkspaceAccess } from '../tenancy/workspace-access.js';
 import { BotsRepository, NAME_TAKEN, type BotChanges } from './bots.repository.js';
 import { mergeModelSettings, modelSettingsOf, toBotView } from './bot-view.js';
 
@@ -35,9 +35,9 @@ export class BotsService {
   ) {}
 
   async list(principal: Principal, workspaceId: string): Promise<BotView[]> {
-    await this.access.require(principal, workspaceId);
+    const role = await this.access.require(principal, workspaceId);
     const bots = await this.bots.listInWorkspace(workspaceId);
-    return this.views(workspaceId, bots);
+    return this.views(workspaceId, role, bots);
   }
 
   async create(principal: Principal, workspaceId: string, request: CreateBotRequest): Promise<BotView> {
@@ -56,12 +56,12 @@ export class BotsService {
       createdById: principal.userId,
     });
     if (created === NAME_TAKEN) throw nameTaken(request.name);
-    return this.view(created);
+    return this.view(principal, created);
   }
 
   /** The bot if the principal may see it; 404 NOT_FOUND for foreign and missing ids alike. */
   async getForPrincipal(principal: Principal, botId: string): Promise<BotView> {
-    return this.view(await this.visibleRow(principal, botId));
+    return this.view(principal, await this.visibleRow(principal, botId));
   }
 
   /**
@@ -121,26 +121,33 @@ export class BotsService {
     if (updated === NAME_TAKEN) throw nameTaken(request.name ?? current.name);
     if (!updated) throw notFound('bot');
     for (const audit of audits) await this.audit.record(audit);
-    return this.view(updated);
+    return this.view(principal, updated);
   }
 
   async remove(principal: Principal, botId: string): Promise<void> {
     if (!(await this.bots.deleteVisible(principal, botId))) throw notFound('bot');
   }
 
-  private async view(bot: Bot): Promise<BotView> {
-    return (await this.views(bot.workspaceId, [bot]))[0]!;
+  private async view(principal: Principal, bot: Bot): Promise<BotView> {
+    const role = await this.access.require(principal, bot.workspaceId);
+    return (await this.views(bot.workspaceId, role, [bot]))[0]!;
   }
 
-  /** Views of agents of one workspace: the workspace's model row is read once for all of them. */
-  private async views(workspaceId: string, bots: Bot[]): Promise<BotView[]> {
+  /**
+   * Views of agents of one workspace, as `role` sees them: the workspace's model row is read once for all
+   * of them, and only owners and admins (who may change a key) see its last four characters.
+   */
+  private async views(workspaceId: string, role: MembershipRole, bots: Bot[]): Promise<BotView[]> {
     const row: ModelLinkRow = (await this.workspaces.modelRow(workspaceId)) ?? { modelSettings: {}, modelApiKeyCipher: null };
     const readiness = await this.chain.readinessOfBots(
       workspaceId,
       this.chain.linkOf(row, false),
       bots.map((bot) => this.chain.linkOf(bot, false)),
     );
-    return bots.map((bot, index) => toBotView(bot, readiness[index]!));
+    const manager = hasRole(role, 'admin');
+    return bots.map((bot, index) =>
+      toBotView(bot, readiness[index]!, manager ? this.modelKeys.last4(bot.modelApiKeyCipher) : null),
+    );
   }
 
   private async visibleRow(principal: Principal, botId: string): Promise<Bot> {

@@ -74,10 +74,13 @@ export class WorkspaceModelService {
   /** The model part of a workspace's view: the key as its last four characters, for owners and admins only. */
   async view(workspaceId: string, row: ModelLinkRow, role: MembershipRole): Promise<WorkspaceModelView> {
     const { readiness, hostModel, settings } = await this.chain.workspaceModel(workspaceId, this.chain.linkOf(row, false));
+    // The settings page is for owners and admins. A member learns whether the agents have a model (and
+    // which) from `readiness`, never where the endpoint is: a base URL can name a machine of the LAN.
+    const manager = hasRole(role, 'admin');
     return {
-      settings: workspaceModelSettingsOf(row.modelSettings),
+      settings: manager ? workspaceModelSettingsOf(row.modelSettings) : {},
       hasApiKey: row.modelApiKeyCipher !== null,
-      apiKeyLast4: hasRole(role, 'admin') ? this.keys.last4(row.modelApiKeyCipher) : null,
+      apiKeyLast4: manager ? this.keys.last4(row.modelApiKeyCipher) : null,
       readiness,
       localModelServersAllowed: settings.allowLocalModelServers,
       hostModel,

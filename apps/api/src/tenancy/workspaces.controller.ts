@@ -47,7 +47,8 @@ export class WorkspacesController {
 
   @Get(':workspaceId')
   @ApiRoute({
-    summary: 'One workspace of the caller with its settings (members see the model settings without the key)',
+    summary:
+      "One workspace of the caller with its settings (members see only whether its agents have a model, not the model's settings)",
     response: workspaceViewSchema,
     tag,
   })

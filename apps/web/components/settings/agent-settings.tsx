@@ -354,7 +354,13 @@ function ModelOverrideSection({ bot, manager }: { bot: BotView; manager: boolean
               onChange={setModel}
               testId="agent-model-name"
             />
-            <ApiKeyField stored={bot.hasModelApiKey} change={key} onChange={setKey} testIdPrefix="agent-model" />
+            <ApiKeyField
+              stored={bot.hasModelApiKey}
+              lastFour={bot.modelApiKeyLast4}
+              change={key}
+              onChange={setKey}
+              testIdPrefix="agent-model"
+            />
           </>
         )}
         {error && (

@@ -4,6 +4,7 @@ import type { ReactNode } from 'react';
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { useT } from '../../lib/i18n';
+import { canManage } from '../../lib/roles';
 import { useShell } from '../../lib/shell-context';
 import { DrawerToggle } from '../drawer-toggle';
 
@@ -12,8 +13,11 @@ export function SettingsFrame({ children }: { children: ReactNode }) {
   const t = useT();
   const pathname = usePathname();
   const { workspace } = useShell();
+  // A member's only tab is the members page: the workspace's own settings are for owners and admins.
   const tabs = [
-    { href: '/settings', label: t.settingsTabWorkspace, testId: 'settings-tab-workspace' },
+    ...(canManage(workspace.role)
+      ? [{ href: '/settings', label: t.settingsTabWorkspace, testId: 'settings-tab-workspace' }]
+      : []),
     { href: '/settings/members', label: t.settingsTabMembers, testId: 'settings-tab-members' },
   ];
   return (

@@ -1,20 +1,19 @@
 'use client';
 
 import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
+import Link from 'next/link';
 import type { WorkspaceView } from '@lazyboy/contracts';
 import { isAbort } from '../../lib/api';
 import { workspaces } from '../../lib/endpoints';
 import { errorText } from '../../lib/error-text';
 import { useT } from '../../lib/i18n';
-import { PROVIDER_LABEL } from '../../lib/model-providers';
 import { canManage } from '../../lib/roles';
-import { runErrorText } from '../../lib/run-error-text';
 import { useShell } from '../../lib/shell-context';
 import { ErrorBanner } from '../error-banner';
-import { AskAnOwner, SavedNote, SettingsSection } from './settings-frame';
+import { SavedNote, SettingsSection } from './settings-frame';
 import { WorkspaceModelSection } from './workspace-model-section';
 
-/** /settings: the workspace's name, time zone and model; owners and admins change them, members read them. */
+/** /settings: the workspace's name, time zone and model, for owners and admins. */
 export function WorkspaceSettings() {
   const t = useT();
   const { workspace } = useShell();
@@ -24,6 +23,7 @@ export function WorkspaceSettings() {
   const manager = canManage(workspace.role);
 
   useEffect(() => {
+    if (!manager) return;
     const abort = new AbortController();
     workspaces
       .get(workspace.id, abort.signal)
@@ -35,11 +35,11 @@ export function WorkspaceSettings() {
         if (!isAbort(failure)) setError(failure);
       });
     return () => abort.abort();
-  }, [workspace.id, attempt]);
+  }, [workspace.id, attempt, manager]);
 
+  if (!manager) return <MembersOnlyNote />;
   if (error !== null) return <ErrorBanner message={errorText(error, t)} onRetry={() => setAttempt((n) => n + 1)} />;
   if (!view) return <p className="chat-loading">{t.loading}</p>;
-  if (!manager) return <MemberView view={view} />;
   return (
     <>
       <GeneralSection view={view} onSaved={setView} />
@@ -157,42 +157,18 @@ function GeneralSection({ view, onSaved }: { view: WorkspaceView; onSaved(view: 
   );
 }
 
-/** A member's view: what is set, never the key, and who to ask. */
-function MemberView({ view }: { view: WorkspaceView }) {
+/**
+ * What a member finds at /settings (a bookmark, a link a colleague sent): the settings are not theirs to
+ * open. Who the owners are is on the members page.
+ */
+function MembersOnlyNote() {
   const t = useT();
-  const { settings, readiness } = view.model;
   return (
-    <>
-      <AskAnOwner text={t.settingsMemberNote} />
-      <SettingsSection title={t.settingsGeneral} testId="settings-general">
-        <dl className="settings-facts">
-          <dt>{t.settingsWorkspaceName}</dt>
-          <dd data-testid="settings-workspace-name-value">{view.name}</dd>
-          <dt>{t.settingsTimezone}</dt>
-          <dd data-testid="settings-timezone-value">{view.timezone}</dd>
-        </dl>
-      </SettingsSection>
-      <SettingsSection title={t.workspaceModelTitle} testId="workspace-model-readonly">
-        <dl className="settings-facts">
-          <dt>{t.modelProvider}</dt>
-          <dd>
-            {settings.provider ? t[PROVIDER_LABEL[settings.provider]] : readiness.source === 'env' ? t.modelSourceHost : '—'}
-          </dd>
-          {settings.baseUrl && (
-            <>
-              <dt>{t.modelBaseUrl}</dt>
-              <dd>{settings.baseUrl}</dd>
-            </>
-          )}
-          <dt>{t.modelName}</dt>
-          <dd>{settings.model ?? readiness.model ?? '—'}</dd>
-        </dl>
-        {!readiness.usable && (
-          <p className="readiness readiness-bad" data-testid="workspace-model-readiness" data-usable="false">
-            {runErrorText(readiness.code ?? 'model_not_configured', t)}
-          </p>
-        )}
-      </SettingsSection>
-    </>
+    <div className="settings-refusal" role="alert" data-testid="settings-members-only">
+      <p>{t.settingsOwnersOnly}</p>
+      <Link href="/settings/members" className="button button-small" data-testid="settings-members-only-link">
+        {t.settingsSeeMembers}
+      </Link>
+    </div>
   );
 }

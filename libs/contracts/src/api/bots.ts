@@ -47,6 +47,8 @@ export const botViewSchema = z.object({
   computerMode: computerModeSchema,
   modelSettings: botModelSettingsSchema,
   hasModelApiKey: z.boolean(),
+  /** The agent's own key's last four characters, for owners and admins; null for members and when there is none. */
+  modelApiKeyLast4: z.string().nullable(),
   /** Whether the agent has a model it can use (its own settings, its workspace's, the host's), and why not. */
   modelReadiness: modelReadinessSchema,
   createdAt: isoDateSchema,

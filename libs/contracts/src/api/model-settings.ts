@@ -68,6 +68,7 @@ export type HostModelAvailability = z.infer<typeof hostModelAvailabilitySchema>;
 
 /** The model part of a workspace's view (GET /api/workspaces/:id). The key itself is never shown. */
 export const workspaceModelViewSchema = z.object({
+  /** The saved settings, for owners and admins; empty for members, who learn what agents use from `readiness`. */
   settings: workspaceModelSettingsSchema,
   hasApiKey: z.boolean(),
   /** The stored key's last four characters, for owners and admins; null for members and when there is none. */
