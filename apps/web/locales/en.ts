@@ -150,8 +150,7 @@ export const en: Messages = {
   settingsTabWorkspace: 'General and model',
   settingsTabMembers: 'Members',
   settingsSaved: 'Saved',
-  settingsOwnersOnly:
-    "Only the workspace's owners and admins can open its settings. Ask an owner if something needs to change.",
+  settingsOwnersOnly: "Only the workspace's owners and admins can open its settings. Ask an owner if something needs to change.",
   settingsSeeMembers: 'See who the owners are',
   settingsGeneral: 'General',
   settingsWorkspaceName: 'Workspace name',
