@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { BotView, InvitationListView, MeView } from '@lazyboy/contracts';
+import pg from 'pg';
+import type { BotView, CreatedInvitationView, InvitationListView, MeView } from '@lazyboy/contracts';
 import { logInFirstAdmin, signUp, type TestUser } from '../../apps/api/src/testing/test-users.js';
 import { WebHarness } from './web-harness.js';
 
 // Joining a team from the browser under the product's default sign-up policy (`invite`): the first admin
 // invites a colleague from the members page, who signs up through the link in a browser of their own,
-// finds the shared agent and the Team computer, and has a member's view of the settings. A used or revoked
-// link, and a sign-up without one, are refused in the person's language.
+// finds the shared agent and the Team computer, and cannot open the workspace's settings. A used, revoked or
+// expired link, and a sign-up without one or under the `closed` policy, are refused in the person's language.
 
 const ADMIN_EMAIL = 'admin@lazyboy.test';
 const APP_TOKEN = randomBytes(24).toString('hex');
@@ -198,6 +199,109 @@ describe('invitations in a real browser', () => {
       }
     } finally {
       // Back to the default for whatever runs after.
+      await harness.service.call(admin, 'PATCH', '/api/admin/settings', { signupPolicy: 'invite' });
+    }
+  }, 90_000);
+
+  it('refuses an expired invitation in the person’s language, on the page and to the API', async () => {
+    const email = `late-${randomUUID()}@example.test`;
+    const created = await harness.service.call<CreatedInvitationView>(
+      admin,
+      'POST',
+      `/api/workspaces/${admin.workspaceId}/invitations`,
+      { email, role: 'member', expiresInDays: 1 },
+    );
+    // A day is the shortest an invitation lives: its expiry is moved into the past, as the days would.
+    const client = new pg.Client({ connectionString: harness.service.database.url });
+    await client.connect();
+    try {
+      const moved = await client.query(`UPDATE "Invitation" SET "expiresAt" = now() - interval '1 minute' WHERE id = $1`, [
+        created.id,
+      ]);
+      expect(moved.rowCount).toBe(1);
+    } finally {
+      await client.end();
+    }
+    for (const [locale, text] of [
+      ['zh-TW', '這個邀請已經過期了'],
+      ['en', 'This invitation has expired'],
+    ] as const) {
+      const visitor = await harness.newPage({ locale, viewport: { width: 390, height: 844 } });
+      try {
+        await visitor.page.goto(created.path);
+        expect(await visitor.page.getByTestId('invitation-refused').innerText()).toContain(text);
+        expect(await visitor.page.getByTestId('invitation-signup').count()).toBe(0);
+        expect(await visitor.page.getByTestId('invitation-login').count()).toBe(0);
+      } finally {
+        await visitor.context.close();
+      }
+    }
+    const refused = await harness.service.raw(null, 'POST', '/api/auth/signup', {
+      email,
+      password: 'a-good-password',
+      displayName: 'Late',
+      invitationToken: created.token,
+    });
+    expect(refused.status).toBe(409);
+    expect(((await refused.json()) as { error: { reason: string } }).error.reason).toBe('invitation_expired');
+    const listed = await harness.service.call<InvitationListView>(
+      admin,
+      'GET',
+      `/api/workspaces/${admin.workspaceId}/invitations`,
+    );
+    expect(listed.items.find((i) => i.id === created.id)?.status).toBe('expired');
+    const members = await harness.service.call<{ items: { email: string }[] }>(
+      admin,
+      'GET',
+      `/api/workspaces/${admin.workspaceId}/members`,
+    );
+    expect(members.items.map((m) => m.email)).not.toContain(email);
+  }, 90_000);
+
+  it('under the `closed` policy says so on the sign-in page and lets an invitation be taken only by signing in', async () => {
+    const link = await inviteFromPage(`closed-${randomUUID()}@example.test`);
+    try {
+      const dashboard = await harness.newPage({ cookie: admin.cookie, locale: 'en' });
+      try {
+        await dashboard.page.goto('/admin');
+        await dashboard.page.getByTestId('admin-signup-policy').selectOption('closed');
+        await dashboard.page.locator('[data-testid="admin-settings"][data-signup-policy="closed"]').waitFor();
+      } finally {
+        await dashboard.context.close();
+      }
+      for (const [locale, text] of [
+        ['zh-TW', '這個伺服器目前不開放註冊新帳號'],
+        ['en', 'This server does not take new sign-ups'],
+      ] as const) {
+        const visitor = await harness.newPage({ locale, viewport: { width: 390, height: 844 } });
+        try {
+          await visitor.page.goto('/login');
+          expect(await visitor.page.getByTestId('signup-closed').innerText()).toContain(text);
+          expect(await visitor.page.getByTestId('login-toggle-mode').count()).toBe(0);
+          expect(await visitor.page.getByTestId('signup-needs-invitation').count()).toBe(0);
+        } finally {
+          await visitor.context.close();
+        }
+      }
+      const visitor = await harness.newPage({ locale: 'en' });
+      try {
+        await visitor.page.goto(link);
+        await visitor.page.getByTestId('invitation-login').waitFor();
+        expect(await visitor.page.getByTestId('invitation-login').innerText()).toContain(
+          'This server takes no new sign-ups: sign in with your account to accept.',
+        );
+        expect(await visitor.page.getByTestId('invitation-signup').count()).toBe(0);
+        expect(await visitor.page.getByTestId('login-toggle-mode').count()).toBe(0);
+      } finally {
+        await visitor.context.close();
+      }
+      const refused = await harness.service.raw(null, 'POST', '/api/auth/signup', {
+        email: `stranger-${randomUUID()}@example.test`,
+        password: 'a-good-password',
+        displayName: 'Stranger',
+      });
+      expect(refused.status).toBe(403);
+    } finally {
       await harness.service.call(admin, 'PATCH', '/api/admin/settings', { signupPolicy: 'invite' });
     }
   }, 90_000);

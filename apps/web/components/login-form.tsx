@@ -129,6 +129,11 @@ export function LoginForm() {
             {t.signupNeedsInvitation}
           </p>
         )}
+        {policy === 'closed' && !signup && (
+          <p className="login-switch" data-testid="signup-closed">
+            {t.errorSignupClosed}
+          </p>
+        )}
         {(policy === 'open' || signup) && (
           <p className="login-switch">
             {signup ? t.haveAccount : t.noAccount}{' '}
