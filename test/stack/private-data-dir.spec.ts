@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { BotComputerView, PostMessageResponse, RunView } from '@lazyboy/contracts';
@@ -21,6 +22,22 @@ async function call<T>(baseUrl: string, cookie: string, method: string, route: s
   return JSON.parse(text) as T;
 }
 
+/** Every regular file under `root` that holds `needle`, as bytes anywhere in it (Postgres's pages and WAL too). */
+function filesHolding(root: string, needle: string): string[] {
+  const found: string[] = [];
+  const bytes = Buffer.from(needle);
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const file = path.join(dir, name);
+      const stat = lstatSync(file);
+      if (stat.isDirectory()) walk(file);
+      else if (stat.isFile() && readFileSync(file).includes(bytes)) found.push(file);
+    }
+  };
+  walk(root);
+  return found;
+}
+
 /**
  * A checkout under /root, or any 0700 directory: the postgres, redis and computer users cannot pass
  * through it. `up` started from there, with its data there, still gets to an answered message and a
@@ -34,13 +51,13 @@ describe('lazyboy up from a private directory', () => {
     chmodSync(stateRoot, 0o755);
     const dataDir = path.join(privateDir, 'checkout', 'data');
     mkdirSync(path.dirname(dataDir), { mode: 0o700 });
+    // The model is the workspace's, with a key saved through the API: the run must use it, and nothing
+    // `up` writes (logs, Postgres's files, Redis's) may hold it in the clear.
+    const modelKey = `sk-planted-${randomBytes(12).toString('hex')}`;
     const model = await ScriptedModelServer.start([{ text: '你好！我在。' }]);
     const { env } = stackEnv(
       {
         LAZYBOY_STATE_DIR: stateRoot,
-        LAZYBOY_MODEL_PROVIDER: 'openai-chat',
-        LAZYBOY_MODEL_BASE_URL: model.url,
-        LAZYBOY_MODEL: model.model,
         LAZYBOY_DISPLAY_BASE_FROM: String(21_000 + Number(process.env.JEST_WORKER_ID ?? 0) * 200),
       },
       dataDir,
@@ -68,6 +85,12 @@ describe('lazyboy up from a private directory', () => {
       const cookie = await logIn(apiUrl, 'admin@lazyboy.local', token);
       const workspaces = await call<{ items: Array<{ id: string }> }>(apiUrl, cookie, 'GET', '/api/workspaces');
       const workspaceId = workspaces.items[0]!.id;
+      await call(apiUrl, cookie, 'PATCH', '/api/admin/settings', { allowLocalModelServers: true });
+      const saved = await call<unknown>(apiUrl, cookie, 'PATCH', `/api/workspaces/${workspaceId}`, {
+        modelSettings: { provider: 'openai-chat', baseUrl: model.url, model: model.model },
+        modelApiKey: modelKey,
+      });
+      expect(JSON.stringify(saved)).not.toContain(modelKey);
       const bot = await call<{ id: string }>(apiUrl, cookie, 'POST', `/api/workspaces/${workspaceId}/bots`, { name: 'Ada' });
       const session = await call<{ id: string }>(apiUrl, cookie, 'POST', `/api/bots/${bot.id}/sessions`, {});
       const sent = await call<PostMessageResponse>(apiUrl, cookie, 'POST', `/api/sessions/${session.id}/messages`, {
@@ -88,6 +111,13 @@ describe('lazyboy up from a private directory', () => {
         `/api/sessions/${session.id}/messages?limit=10`,
       );
       expect(history.items.filter((m) => m.role === 'assistant').map((m) => m.text)).toEqual(['你好！我在。']);
+      expect(model.requests.map((r) => r.headers['authorization'])).toEqual([`Bearer ${modelKey}`]);
+      for (const route of [`/api/workspaces/${workspaceId}`, `/api/workspaces/${workspaceId}/bots`, `/api/runs/${run.id}`]) {
+        expect({ route, answer: JSON.stringify(await call<unknown>(apiUrl, cookie, 'GET', route)) }).not.toEqual({
+          route,
+          answer: expect.stringContaining(modelKey),
+        });
+      }
 
       // The agent's computer: its desktop runs as its own user, in a home that user can reach.
       const view = await call<BotComputerView>(apiUrl, cookie, 'POST', `/api/bots/${bot.id}/computer/boot`);
@@ -104,6 +134,9 @@ describe('lazyboy up from a private directory', () => {
       process.kill(-up.process.pid!, 'SIGINT');
       expect(await up.exited).toBe(0);
       expect(runCli(['down'], env)).toEqual({ code: 0, out: 'LazyBoy is not running.\n' });
+      // Stopped, Postgres and Redis have written out everything they hold.
+      expect(up.output()).not.toContain(modelKey);
+      expect([...filesHolding(privateDir, modelKey), ...filesHolding(stateRoot, modelKey)]).toEqual([]);
     } finally {
       if (up && up.process.exitCode === null && up.process.signalCode === null) {
         process.kill(-up.process.pid!, 'SIGINT');
