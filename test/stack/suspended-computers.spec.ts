@@ -4,8 +4,9 @@ import { readdirSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import type { BotComputerView } from '@lazyboy/contracts';
+import { browserRoutes, workerRoutes, type BotComputerView } from '@lazyboy/contracts';
 import { desktopUserName } from '@lazyboy/desktop';
+import { WorkerClient } from '../../apps/api/src/computers/worker-client.js';
 import { signUp, type TestUser } from '../../apps/api/src/testing/test-users.js';
 import { scanProcesses, type ScannedProcess } from '../../libs/desktop/src/testing/process-scan.js';
 import { runCli, stackEnv, startUp, type RunningUp } from './stack-run.js';
@@ -59,17 +60,15 @@ async function bootAndSuspend(up: RunningUp): Promise<SuspendedComputer> {
   if (!worker) throw new Error(`no worker serves computer ${computerId}`);
   const workerEnv = environ(worker);
   const workerPort = Number(workerEnv.get('LAZYBOY_WORKER_PORT'));
-  const workerCall = async (route: string, body: unknown) => {
-    const res = await fetch(`http://127.0.0.1:${workerPort}${route}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${workerEnv.get('LAZYBOY_CONTROL_TOKEN')}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`worker ${route} answered ${res.status}: ${await res.text()}`);
-  };
+  // As the run's executor would, with the highest fence there is.
+  const client = new WorkerClient({
+    baseUrl: `http://127.0.0.1:${workerPort}`,
+    token: workerEnv.get('LAZYBOY_CONTROL_TOKEN') ?? '',
+  });
   const fence = Number.MAX_SAFE_INTEGER;
-  await workerCall('/browser/observe', { slot: view!.screen!.slot, fence });
-  await workerCall('/shell/run', { slot: view!.screen!.slot, fence, command: 'sleep 600 & echo started', blockUntilMs: 10_000 });
+  const slot = view!.screen!.slot;
+  await client.call(browserRoutes.observe, { slot, fence });
+  await client.call(workerRoutes.shellRun, { slot, fence, command: 'sleep 600 & echo started', blockUntilMs: 10_000 });
 
   await api(apiUrl, owner, 'POST', `/api/bots/${bots[0]!.id}/computer/suspend`);
   const tempDirs = readdirSync(os.tmpdir())

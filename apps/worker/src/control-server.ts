@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { WorkerEnv } from '@lazyboy/contracts';
+import { allWorkerRoutes, workerRoutes, type WorkerEnv, type WorkerHealth } from '@lazyboy/contracts';
 import type { DisplayManager } from '@lazyboy/desktop';
 import { addBrowserRoutes } from './browser/browser-routes.js';
 import { BrowserSessions } from './browser/browser-sessions.js';
@@ -56,6 +56,9 @@ export class ControlServer {
     addScreenRoutes(this.router, this.ctx);
     addBrowserRoutes(this.router, this.ctx);
     addWorkspaceRoutes(this.router, this.ctx);
+    // Every route of the contract has its handler here (health is answered before the token check).
+    const unserved = allWorkerRoutes().filter((r) => r !== workerRoutes.health && !this.router.match(r.method, r.path));
+    if (unserved.length > 0) throw new Error(`the worker serves no ${unserved.map((r) => `${r.method} ${r.path}`).join(', ')}`);
     this.vnc = new VncGateway(config.LAZYBOY_COMPUTER_ID, config.LAZYBOY_CONTROL_TOKEN, deps.displays, this.log);
     this.server = http.createServer((req, res) => void this.handle(req, res));
     this.server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -82,21 +85,22 @@ export class ControlServer {
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (req.method === 'GET' && url.pathname === '/healthz') {
-      return sendJson(res, 200, {
+    // Liveness needs no token: the pool driver asks it before it knows the worker is up.
+    if (req.method === workerRoutes.health.method && url.pathname === workerRoutes.health.path) {
+      const health: WorkerHealth = {
         status: 'ok',
         computerId: this.config.LAZYBOY_COMPUTER_ID,
         uptimeSeconds: Math.round((Date.now() - this.startedAt) / 1000),
-      });
+      };
+      return sendJson(res, 200, health);
     }
     if (!this.authorised(req.headers.authorization)) {
       return sendJson(res, 401, { error: { code: 'UNAUTHENTICATED', message: 'a valid control token is required' } });
     }
     try {
-      const route = this.router.match(req.method ?? '', url.pathname);
-      if (!route) throw notFound(req.method, url.pathname);
-      const reply = await route.handler({ req, url, params: route.params });
-      sendJson(res, reply.status, reply.body);
+      const served = this.router.match(req.method ?? '', url.pathname);
+      if (!served) throw notFound(req.method, url.pathname);
+      sendJson(res, 200, await served(req, url));
     } catch (error) {
       if (error instanceof WorkerHttpError) return sendJson(res, error.status, error.body());
       this.log(

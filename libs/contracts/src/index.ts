@@ -9,4 +9,5 @@ export * from './network.js';
 export * from './same-origin.js';
 export * from './view-grant.js';
 export * from './worker-api.js';
+export * from './worker-routes.js';
 export * from './api/index.js';

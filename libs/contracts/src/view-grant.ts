@@ -1,12 +1,8 @@
 // The live picture of a screen: the worker serves x11vnc's Unix socket as a WebSocket (binary RFB) at
-// screenVncPath(slot). Only the web server's /view proxy opens it, with a view grant the API signed for
+// screenVncPath(slot) (worker-routes.ts). Only the web server's /view proxy opens it, with a view grant the API signed for
 // one screen: HMAC-SHA256 keyed with the computer's control token, so the web server never holds that token
 // and a grant opens nothing but the one screen, once, for a minute. Web Crypto, not node:crypto: this
 // package is also bundled for the browser.
-
-export function screenVncPath(slot: number): string {
-  return `/screens/${slot}/vnc`;
-}
 
 export const VIEW_GRANT_TTL_MS = 60_000;
 const GRANT = /^v1\.(\d{1,2})\.(\d{13})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/;

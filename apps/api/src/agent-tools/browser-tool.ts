@@ -1,7 +1,7 @@
 import { defineTool, type ToolDefinition, type ToolOutcome } from '@lazyboy/agent';
 import {
   browserActionNames,
-  browserActionResponseSchema,
+  browserRoutes,
   browserActionSchemas,
   type BrowserActionName,
   type BrowserActionResponse,
@@ -96,9 +96,8 @@ export function browserTool(screens: ScreenProvider): ToolDefinition {
         screens,
         {
           tool: BROWSER_TOOL,
-          route: `/browser/${args.action}`,
+          route: browserRoutes[args.action],
           body: { ...body, ...(hasElement && latestGeneration !== undefined ? { generation: latestGeneration } : {}) },
-          response: browserActionResponseSchema,
         },
         ctx,
       );

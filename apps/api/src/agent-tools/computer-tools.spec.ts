@@ -5,7 +5,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import os from 'node:os';
 import path from 'node:path';
 import { Runtime, SERVICE_LIMITS, type ToolContext, type ToolDefinition, type ToolOutcome } from '@lazyboy/agent';
-import type { ContentPart } from '@lazyboy/contracts';
+import { workerRoutes, type ContentPart, type WorkerRequest, type WorkerResponse, type WorkerRoute } from '@lazyboy/contracts';
 import { findFreePort, ManagedProcess, repoRoot } from '@lazyboy/localstack';
 import { findFreeDisplayBase } from '@lazyboy/desktop';
 import { createModelClient, ScriptedModelServer, scriptedBackend } from '@lazyboy/model';
@@ -71,8 +71,8 @@ function images(content: string | ContentPart[]): ContentPart[] {
   return typeof content === 'string' ? [] : content.filter((p) => p.type === 'image');
 }
 
-async function workerPost(route: string, body: unknown): Promise<unknown> {
-  return client.post(route as `/${string}`, body);
+async function workerPost<R extends WorkerRoute>(route: R, body: WorkerRequest<R>): Promise<WorkerResponse<R>> {
+  return client.call(route, body);
 }
 
 /** `./lazyboy test` builds the worker before Jest starts; this suite runs what is built. */
@@ -172,7 +172,7 @@ beforeAll(async () => {
   const base = `http://127.0.0.1:${port}`;
   await waitForHealth(base, 30_000);
   client = new WorkerClient({ baseUrl: base, token });
-  await client.post('/screens/ensure', { slot: 0, profileKey: 't', fence: 1 }, { timeoutMs: 90_000 });
+  await client.call(workerRoutes.ensureScreen, { slot: 0, profileKey: 't', fence: 1 }, { timeoutMs: 90_000 });
 }, 240_000);
 
 afterAll(async () => {
@@ -309,7 +309,7 @@ describe('desktop and wait', () => {
 
 describe('when a person holds the screen or the lease is lost', () => {
   it('parks the run on a takeover question while a person holds the screen', async () => {
-    await workerPost('/screens/control', { slot: 0, holder: 'user', fence: 1 });
+    await workerPost(workerRoutes.setControl, { slot: 0, holder: 'user', fence: 1 });
     const ctx = context();
     const refused = await use('browser', { action: 'scroll', direction: 'down' }, ctx);
     expect(refused.directive).toEqual({
@@ -333,12 +333,12 @@ describe('when a person holds the screen or the lease is lost', () => {
     expect(outcome).toMatchObject({ status: 'waiting_takeover', question: { tool: 'shell', kind: 'takeover' } });
     expect(checkpoint.pendingQuestion).toMatchObject({ kind: 'takeover', prompt: TAKEOVER_PROMPT });
 
-    await workerPost('/screens/control', { slot: 0, holder: 'agent', fence: 2 });
+    await workerPost(workerRoutes.setControl, { slot: 0, holder: 'agent', fence: 2 });
     expect((await use('shell', { command: 'echo back' })).content).toBe('exit 0\nback\n');
   });
 
   it('stops the run when another holder takes the screen with a newer fence', async () => {
-    await workerPost('/screens/ensure', { slot: 0, profileKey: 't', fence: 2 });
+    await workerPost(workerRoutes.ensureScreen, { slot: 0, profileKey: 't', fence: 2 });
     const refused = await use('browser', { action: 'observe' });
     expect(refused.directive).toEqual({ kind: 'blocked', reason: 'screen lease lost' });
     expect(refused.isError).toBe(true);

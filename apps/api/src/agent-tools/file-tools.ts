@@ -1,5 +1,5 @@
 import { defineTool, type ToolDefinition } from '@lazyboy/agent';
-import { filesListResponseSchema, filesReadResponseSchema, filesWriteResponseSchema } from '@lazyboy/contracts';
+import { workerRoutes } from '@lazyboy/contracts';
 import { z } from 'zod';
 import type { ScreenProvider } from './screen-provider.js';
 import { callWorker } from './worker-call.js';
@@ -30,9 +30,8 @@ export function fileTools(screens: ScreenProvider): ToolDefinition[] {
           screens,
           {
             tool: READ_FILE_TOOL,
-            route: '/files/read',
+            route: workerRoutes.filesRead,
             body: { path, length: READ_PAGE_BYTES, ...(offset === undefined ? {} : { offset }) },
-            response: filesReadResponseSchema,
           },
           ctx,
         );
@@ -53,7 +52,7 @@ export function fileTools(screens: ScreenProvider): ToolDefinition[] {
       execute: async ({ path, content }, ctx) => {
         const answer = await callWorker(
           screens,
-          { tool: WRITE_FILE_TOOL, route: '/files/write', body: { path, content }, response: filesWriteResponseSchema },
+          { tool: WRITE_FILE_TOOL, route: workerRoutes.filesWrite, body: { path, content } },
           ctx,
         );
         if (!answer.ok) return answer.outcome;
@@ -66,11 +65,7 @@ export function fileTools(screens: ScreenProvider): ToolDefinition[] {
       description: 'List a folder on your computer (default: your home folder), folders marked with a trailing slash.',
       schema: listFilesSchema,
       execute: async ({ path = '.' }, ctx) => {
-        const answer = await callWorker(
-          screens,
-          { tool: LIST_FILES_TOOL, route: '/files/list', body: { path }, response: filesListResponseSchema },
-          ctx,
-        );
+        const answer = await callWorker(screens, { tool: LIST_FILES_TOOL, route: workerRoutes.filesList, body: { path } }, ctx);
         if (!answer.ok) return answer.outcome;
         const entries = [...answer.value.entries].sort((a, b) => a.name.localeCompare(b.name));
         const lines = entries

@@ -1,5 +1,5 @@
 import { defineTool, type ToolDefinition } from '@lazyboy/agent';
-import { nativeActionSchema, nativeActResponseSchema, nativeObserveResponseSchema } from '@lazyboy/contracts';
+import { nativeActionSchema, workerRoutes, type NativeActionRequestBody } from '@lazyboy/contracts';
 import { z } from 'zod';
 import type { ScreenProvider } from './screen-provider.js';
 import { callWorker } from './worker-call.js';
@@ -31,7 +31,7 @@ const actArgsSchema = z
     double: z.boolean().optional().describe('click, click_at: a double click'),
   })
   .superRefine((args, issues) => {
-    const checked = nativeActionSchema.safeParse(nativeAction(args));
+    const checked = nativeActionSchema.safeParse(actionFields(args));
     if (checked.success) return;
     for (const issue of checked.error.issues) {
       issues.addIssue({ code: 'custom', path: issue.path, message: `${args.action}: ${issue.message}` });
@@ -47,10 +47,16 @@ const FIELDS: Record<ActArgs['action'], readonly (keyof ActArgs)[]> = {
   drag: ['from', 'to', 'button'],
 };
 
-function nativeAction(args: ActArgs): Record<string, unknown> {
+/** The fields of the chosen action, as the worker takes them. */
+function actionFields(args: ActArgs): Record<string, unknown> {
   const action: Record<string, unknown> = { kind: args.action };
   for (const field of FIELDS[args.action]) if (args[field] !== undefined) action[field] = args[field];
   return action;
+}
+
+/** The worker's action for arguments the tool's schema accepted (its refinement checked these same fields). */
+function nativeAction(args: ActArgs): NativeActionRequestBody {
+  return nativeActionSchema.parse(actionFields(args));
 }
 
 const observeSchema = z.object({});
@@ -70,11 +76,7 @@ export function nativeTools(screens: ScreenProvider): ToolDefinition[] {
       'file pickers, dialogs) numbered 1…N for computer_act. For web pages use the browser tool instead.',
     schema: observeSchema,
     execute: async (_args, ctx) => {
-      const answer = await callWorker(
-        screens,
-        { tool: COMPUTER_OBSERVE_TOOL, route: '/native/observe', body: {}, response: nativeObserveResponseSchema },
-        ctx,
-      );
+      const answer = await callWorker(screens, { tool: COMPUTER_OBSERVE_TOOL, route: workerRoutes.nativeObserve, body: {} }, ctx);
       if (!answer.ok) return answer.outcome;
       latestGeneration = answer.value.generation;
       const cut = answer.value.truncated ? '\n(the list was cut: close windows you no longer need)' : '';
@@ -92,15 +94,8 @@ export function nativeTools(screens: ScreenProvider): ToolDefinition[] {
     schema: actArgsSchema,
     execute: async (args, ctx) => {
       const base = nativeAction(args);
-      const action = {
-        ...base,
-        ...('element' in base && latestGeneration !== undefined ? { generation: latestGeneration } : {}),
-      };
-      const answer = await callWorker(
-        screens,
-        { tool: COMPUTER_ACT_TOOL, route: '/native/act', body: { action }, response: nativeActResponseSchema },
-        ctx,
-      );
+      const action = 'element' in base && latestGeneration !== undefined ? { ...base, generation: latestGeneration } : base;
+      const answer = await callWorker(screens, { tool: COMPUTER_ACT_TOOL, route: workerRoutes.nativeAct, body: { action } }, ctx);
       if (!answer.ok) return answer.outcome;
       latestGeneration = answer.value.generation;
       return { content: `${answer.value.summary}\n\n${answer.value.observation}` };

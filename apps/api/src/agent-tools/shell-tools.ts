@@ -7,12 +7,7 @@ import {
   type ToolDefinition,
   type ToolOutcome,
 } from '@lazyboy/agent';
-import {
-  shellOutputResponseSchema,
-  shellRunResponseSchema,
-  type ShellOutputResponse,
-  type ShellRunResponse,
-} from '@lazyboy/contracts';
+import { workerRoutes, type ShellOutputResponse, type ShellRunResponse } from '@lazyboy/contracts';
 import { z } from 'zod';
 import { shortCommand } from './describe-step.js';
 import type { ScreenProvider } from './screen-provider.js';
@@ -74,11 +69,7 @@ export function shellTools(screens: ScreenProvider, options: ShellToolOptions): 
   const unseen = new Map<number, UnseenOutput>();
 
   const fetchOutput = (commandId: number, ctx: Pick<ToolContext, 'signal' | 'callId'>) =>
-    callWorker(
-      screens,
-      { tool: COMMAND_OUTPUT_TOOL, route: '/shell/output', body: { commandId }, response: shellOutputResponseSchema },
-      ctx,
-    );
+    callWorker(screens, { tool: COMMAND_OUTPUT_TOOL, route: workerRoutes.shellOutput, body: { commandId } }, ctx);
 
   /** The background job of a command past its block_until_ms: ends when the command does. */
   const watch = async (commandId: number, output: UnseenOutput, ctx: ToolContext): Promise<ToolOutcome> => {
@@ -120,9 +111,9 @@ export function shellTools(screens: ScreenProvider, options: ShellToolOptions): 
         screens,
         {
           tool: SHELL_TOOL,
-          route: '/shell/run',
+          route: workerRoutes.shellRun,
           body: { command, timeoutMs, blockUntilMs },
-          response: shellRunResponseSchema,
+
           timeoutMs: blockUntilMs + HTTP_SLACK_MS,
         },
         ctx,

@@ -1,5 +1,5 @@
 import { defineTool, type ToolDefinition } from '@lazyboy/agent';
-import { waitResponseSchema } from '@lazyboy/contracts';
+import { workerRoutes } from '@lazyboy/contracts';
 import { z } from 'zod';
 import type { ScreenProvider } from './screen-provider.js';
 import { callWorker } from './worker-call.js';
@@ -29,9 +29,9 @@ export function waitTool(screens: ScreenProvider): ToolDefinition {
         screens,
         {
           tool: WAIT_TOOL,
-          route: '/wait',
+          route: workerRoutes.wait,
           body: { seconds, ...(until ? { until } : {}) },
-          response: waitResponseSchema,
+
           timeoutMs: seconds * 1000 + 30_000,
         },
         ctx,

@@ -1,5 +1,5 @@
 import type { ToolContext, ToolOutcome } from '@lazyboy/agent';
-import type { z } from 'zod';
+import type { WorkerRequest, WorkerResponse, WorkerRoute } from '@lazyboy/contracts';
 import type { AcquiredScreen } from '../computers/run-screens.js';
 import { WorkerCallError } from '../computers/worker-client.js';
 import { ScreenLeaseLostError, type ScreenProvider } from './screen-provider.js';
@@ -14,14 +14,13 @@ export const LEASE_LOST_REASON = 'screen lease lost';
 /** The worker's answer, or the outcome the tool should hand back instead. */
 export type WorkerAnswer<T> = { ok: true; value: T } | { ok: false; outcome: ToolOutcome };
 
-export interface WorkerCallInput<S extends z.ZodType> {
+export interface WorkerCallInput<R extends WorkerRoute> {
   /** The tool's name as the model sees it (goes into a takeover question). */
   tool: string;
-  route: `/${string}`;
+  route: R;
   /** The request without slot and fence, which come from the acquired screen. */
-  body: Record<string, unknown>;
-  response: S;
-  /** The HTTP deadline (calls that wait on purpose, like /wait and /shell/run, need more than the default). */
+  body: Omit<WorkerRequest<R>, 'slot' | 'fence'>;
+  /** The HTTP deadline (calls that wait on purpose, like a wait or a shell command, need more than the default). */
   timeoutMs?: number;
 }
 
@@ -30,11 +29,11 @@ export interface WorkerCallInput<S extends z.ZodType> {
  * worker's refusals as error results with a hint, a person's takeover as a `park` directive, a lost
  * execution lease as a `blocked` directive (and the provider is told). Only cancellation is thrown.
  */
-export async function callWorker<S extends z.ZodType>(
+export async function callWorker<R extends WorkerRoute>(
   screens: ScreenProvider,
-  input: WorkerCallInput<S>,
+  input: WorkerCallInput<R>,
   context: Pick<ToolContext, 'signal' | 'callId'>,
-): Promise<WorkerAnswer<z.infer<S>>> {
+): Promise<WorkerAnswer<WorkerResponse<R>>> {
   let screen: AcquiredScreen;
   try {
     screen = await screens.get(context.signal);
@@ -46,26 +45,18 @@ export async function callWorker<S extends z.ZodType>(
       outcome: { content: `the computer is not available: ${firstLine(error)}. Try again in a moment.`, isError: true },
     };
   }
-  let raw: unknown;
   try {
-    raw = await screen.worker.post<unknown>(
+    const value = await screen.worker.call(
       input.route,
-      { ...input.body, slot: screen.slot, fence: screen.fence },
+      { ...input.body, slot: screen.slot, fence: screen.fence } as WorkerRequest<R>,
       { signal: context.signal, ...(input.timeoutMs === undefined ? {} : { timeoutMs: input.timeoutMs }) },
     );
+    return { ok: true, value };
   } catch (error) {
     if (context.signal.aborted) throw error;
     if (!(error instanceof WorkerCallError)) throw error;
     return { ok: false, outcome: refusalOutcome(screens, screen, error, input.tool, context.callId) };
   }
-  const parsed = input.response.safeParse(raw);
-  if (!parsed.success) {
-    return {
-      ok: false,
-      outcome: { content: `the computer gave an answer this tool does not understand (${input.route})`, isError: true },
-    };
-  }
-  return { ok: true, value: parsed.data as z.infer<S> };
 }
 
 /** A worker refusal as what the model (or the loop) should do about it. */
@@ -87,6 +78,9 @@ function refusalOutcome(
       content: TAKEOVER_PROMPT,
       directive: { kind: 'park', question: { callId, tool, kind: 'takeover', prompt: TAKEOVER_PROMPT } },
     };
+  }
+  if (error.code === 'BAD_RESPONSE') {
+    return { content: `the computer gave an answer this tool does not understand (${tool})`, isError: true };
   }
   const hint = HINTS[error.code];
   return { content: `${error.code}: ${error.message}${hint ? ` (${hint})` : ''}`, isError: true };

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import {
-  screenInfoSchema,
+  workerRoutes,
   type BotComputerView,
   type BusyStep,
   type ComputerView,
@@ -334,17 +334,15 @@ export class ComputersService {
       throw conflict('screens_full', `all ${limit} screens of the Team computer are in use by working agents; try again later`);
     }
     const worker = new WorkerClient(binding.endpoint);
-    if (allocated.evicted) await worker.post('/screens/stop', { slot: allocated.evicted.slot });
+    if (allocated.evicted) await worker.call(workerRoutes.stopScreen, { slot: allocated.evicted.slot });
     // The run's lease is taken (fence + 1) before the worker hears of it: from then on any older holder's
     // call is refused.
     let screen = lease ? await lease(allocated.screen) : allocated.screen;
-    const info = screenInfoSchema.parse(
-      await worker.post('/screens/ensure', {
-        slot: screen.slot,
-        profileKey: bot.id,
-        ...(lease ? { fence: Number(screen.executionFence) } : {}),
-      }),
-    );
+    const info = await worker.call(workerRoutes.ensureScreen, {
+      slot: screen.slot,
+      profileKey: bot.id,
+      ...(lease ? { fence: Number(screen.executionFence) } : {}),
+    });
     await this.syncControl(worker, screen, info);
     const display = info.endpoints ? Number(info.endpoints.display.replace(/^:/, '')) : NaN;
     if (Number.isInteger(display) && display !== screen.display) screen = await this.repo.setDisplay(screen.id, display);
@@ -357,7 +355,7 @@ export class ComputersService {
   async syncControl(worker: WorkerClient, screen: ComputerScreen, info: ScreenInfo): Promise<void> {
     const fence = Number(screen.controlFence);
     if (fence <= info.control.fence) return;
-    await worker.post('/screens/control', { slot: screen.slot, holder: screen.controlHolder, fence });
+    await worker.call(workerRoutes.setControl, { slot: screen.slot, holder: screen.controlHolder, fence });
   }
 
   /** Decrypted binding of a computer that has a worker. */

@@ -10,7 +10,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { WebSocket } from 'ws';
-import type { BusyStep, RealtimeEvent, RealtimeRoom, ScreensResponse, ShellRunResponse } from '@lazyboy/contracts';
+import { workerRoutes, type BusyStep, type RealtimeEvent, type RealtimeRoom } from '@lazyboy/contracts';
 import { AppModule } from '../app.module.js';
 import { configureApp } from '../bootstrap.js';
 import { PrismaService } from '../persistence/prisma.service.js';
@@ -115,7 +115,7 @@ describe('computers with real workers (local pool driver)', () => {
       signal: new AbortController().signal,
     });
   const shell = (held: AcquiredScreen, fence: number, command: string) =>
-    held.worker.post<ShellRunResponse>('/shell/run', { slot: held.slot, fence, command });
+    held.worker.call(workerRoutes.shellRun, { slot: held.slot, fence, command });
   const refusal = async (call: Promise<unknown>) => {
     const error = await call.then(
       () => undefined,
@@ -184,7 +184,7 @@ describe('computers with real workers (local pool driver)', () => {
     // The token is stored encrypted, never as is.
     expect(Buffer.from(computer.controlTokenCipher!).toString('utf8')).not.toContain(a.worker.endpoint.token);
 
-    const onWorker = await a.worker.get<ScreensResponse>('/screens');
+    const onWorker = await a.worker.call(workerRoutes.listScreens, {});
     expect(onWorker.screens.map((s) => [s.slot, s.state, s.profileKey])).toEqual(
       [
         [a.slot, 'running', botA],
@@ -409,7 +409,7 @@ describe('computers with real workers (local pool driver)', () => {
     const held = await acquire(botB, await newRun(botB), steps);
     expect(held.computerId).toBe(computerId);
     expect(steps).toEqual([{ kind: 'waking' }]);
-    expect((await held.worker.get<ScreensResponse>('/screens')).suspended).toBe(false);
+    expect((await held.worker.call(workerRoutes.listScreens, {})).suspended).toBe(false);
     expect(await shell(held, held.fence, 'echo awake')).toMatchObject({ done: true, exitCode: 0 });
     expect(driver.workerPids()).toEqual(binding);
 

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { Logger } from '@nestjs/common';
-import { screensResponseSchema } from '@lazyboy/contracts';
+import { workerRoutes } from '@lazyboy/contracts';
 import { clearComputerLeftovers, findFreeDisplayBase, readCmdline, readEnviron, readProcStat } from '@lazyboy/desktop';
 import { findFreePort, groupAlive, isAlive, ManagedProcess, stopProcessGroup, tail } from '@lazyboy/localstack';
 import { PoolDriver, type ComputerSpec, type WorkerBinding } from './pool-driver.js';
@@ -98,11 +98,11 @@ export class LocalPoolDriver extends PoolDriver {
   }
 
   async suspend(binding: WorkerBinding): Promise<void> {
-    await new WorkerClient(binding.endpoint).post('/computer/suspend', {}, { timeoutMs: 30_000 });
+    await new WorkerClient(binding.endpoint).call(workerRoutes.suspend, {}, { timeoutMs: 30_000 });
   }
 
   async wake(binding: WorkerBinding): Promise<void> {
-    await new WorkerClient(binding.endpoint).post('/computer/wake', {}, { timeoutMs: 60_000 });
+    await new WorkerClient(binding.endpoint).call(workerRoutes.wake, {}, { timeoutMs: 60_000 });
   }
 
   async stop(binding: WorkerBinding): Promise<void> {
@@ -119,7 +119,7 @@ export class LocalPoolDriver extends PoolDriver {
 
   async health(binding: WorkerBinding): Promise<boolean> {
     try {
-      const screens = screensResponseSchema.parse(await new WorkerClient(binding.endpoint).get('/screens', { timeoutMs: 5_000 }));
+      const screens = await new WorkerClient(binding.endpoint).call(workerRoutes.listScreens, {}, { timeoutMs: 5_000 });
       return screens.computerId === binding.computerId;
     } catch {
       return false;
@@ -211,13 +211,9 @@ export class LocalPoolDriver extends PoolDriver {
     for (;;) {
       if (!proc.running) throw new WorkerExitedError(`the worker exited during start-up:\n${tail(logFile)}`);
       signal?.throwIfAborted();
-      try {
-        const res = await fetch(`${binding.endpoint.baseUrl}/healthz`, { signal: AbortSignal.timeout(2_000) });
-        const body = (await res.json()) as { computerId?: unknown };
-        if (res.ok && body.computerId === binding.computerId) return;
-      } catch {
-        // not listening yet
-      }
+      // Not listening yet, or another computer's worker on a reused port: wait on.
+      const health = await new WorkerClient(binding.endpoint).health();
+      if (health?.computerId === binding.computerId) return;
       if (Date.now() > deadline) throw new Error(`the worker did not answer within the start-up time:\n${tail(logFile)}`);
       await new Promise((r) => setTimeout(r, 100));
     }

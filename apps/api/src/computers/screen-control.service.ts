@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { screenTypeResponseSchema, typingTimeMs, type ScreenView, type TypedVia } from '@lazyboy/contracts';
+import { typingTimeMs, workerRoutes, type ScreenView, type TypedVia } from '@lazyboy/contracts';
 import { AuditService } from '../audit/audit.service.js';
 import { conflict, forbidden } from '../common/api-error.js';
 import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
@@ -116,12 +116,12 @@ export class ScreenControlService {
     const binding = this.computers.bindingOf(computer);
     if (!binding || computer.state !== 'running')
       throw conflict('computer_not_running', 'the computer is not running; wake it first');
-    const answer = await new WorkerClient(binding.endpoint).post(
-      '/screens/type',
+    const answer = await new WorkerClient(binding.endpoint).call(
+      workerRoutes.personType,
       { slot: screen.slot, fence: Number(screen.controlFence), text },
       { timeoutMs: WORKER_CALL_MARGIN_MS + typingTimeMs(text) },
     );
-    return screenTypeResponseSchema.parse(answer).via;
+    return answer.via;
   }
 
   /**
@@ -180,7 +180,7 @@ export class ScreenControlService {
   /** Best effort: an unreachable worker is brought in line when the screen is next ensured. */
   private async tellWorker(worker: WorkerClient, screen: ComputerScreen): Promise<void> {
     try {
-      await worker.post('/screens/control', {
+      await worker.call(workerRoutes.setControl, {
         slot: screen.slot,
         holder: screen.controlHolder,
         fence: Number(screen.controlFence),

@@ -1,4 +1,12 @@
-import { workerErrorBodySchema, type WorkerErrorCode } from '@lazyboy/contracts';
+import {
+  workerErrorBodySchema,
+  workerRoutes,
+  type WorkerErrorCode,
+  type WorkerHealth,
+  type WorkerRequest,
+  type WorkerResponse,
+  type WorkerRoute,
+} from '@lazyboy/contracts';
 
 /** The worker refused or failed a call: its stable code and status, or UNREACHABLE when it did not answer. */
 export class WorkerCallError extends Error {
@@ -19,34 +27,58 @@ export interface WorkerEndpoint {
   token: string;
 }
 
+export interface WorkerCallOptions {
+  signal?: AbortSignal;
+  /** Default two minutes; calls that wait on purpose (a wait, a shell command) pass their own. */
+  timeoutMs?: number;
+}
+
 const DEFAULT_TIMEOUT_MS = 120_000;
 
 /**
- * The API's client of one worker's control API (see libs/contracts worker-api.ts for routes and bodies).
- * Speaks JSON with the computer's bearer token; errors become WorkerCallError with the worker's code.
+ * The API's one client of a worker's control API. It calls only the routes of libs/contracts'
+ * workerRoutes / browserRoutes, with the computer's bearer token, and parses every answer with the route's
+ * response schema once: a caller gets a typed value or a WorkerCallError (the worker's code, UNREACHABLE,
+ * or BAD_RESPONSE for an answer that does not fit the contract).
  */
 export class WorkerClient {
   constructor(readonly endpoint: WorkerEndpoint) {}
 
-  async get<T>(route: `/${string}`, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<T> {
-    return this.request<T>('GET', route, undefined, options);
+  async call<R extends WorkerRoute>(
+    route: R,
+    body: WorkerRequest<R>,
+    options: WorkerCallOptions = {},
+  ): Promise<WorkerResponse<R>> {
+    const json = await this.request(route, route.method === 'GET' ? undefined : body, options);
+    const parsed = route.response.safeParse(json);
+    if (!parsed.success) {
+      throw new WorkerCallError('BAD_RESPONSE', 200, `worker ${route.path}: the answer does not fit the contract`, {
+        issues: parsed.error.issues.slice(0, 5).map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`),
+      });
+    }
+    return parsed.data as WorkerResponse<R>;
   }
 
-  async post<T>(route: `/${string}`, body: unknown, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<T> {
-    return this.request<T>('POST', route, body, options);
+  /** Whether the worker is up: its health answer, or undefined when it does not answer (yet). No token needed. */
+  async health(timeoutMs = 2_000): Promise<WorkerHealth | undefined> {
+    try {
+      return await this.call(workerRoutes.health, {}, { timeoutMs });
+    } catch (error) {
+      if (error instanceof WorkerCallError) return undefined;
+      throw error;
+    }
   }
 
-  private async request<T>(
-    method: 'GET' | 'POST',
-    route: string,
+  private async request(
+    route: WorkerRoute,
     body: unknown,
-    { signal, timeoutMs = DEFAULT_TIMEOUT_MS }: { signal?: AbortSignal; timeoutMs?: number },
-  ): Promise<T> {
+    { signal, timeoutMs = DEFAULT_TIMEOUT_MS }: WorkerCallOptions,
+  ): Promise<unknown> {
     const timeout = AbortSignal.timeout(timeoutMs);
     let res: Response;
     try {
-      res = await fetch(`${this.endpoint.baseUrl}${route}`, {
-        method,
+      res = await fetch(`${this.endpoint.baseUrl}${route.path}`, {
+        method: route.method,
         headers: {
           authorization: `Bearer ${this.endpoint.token}`,
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
@@ -56,7 +88,7 @@ export class WorkerClient {
       });
     } catch (error) {
       if (signal?.aborted) throw error;
-      throw new WorkerCallError('UNREACHABLE', 0, `worker ${route}: ${(error as Error).message}`);
+      throw new WorkerCallError('UNREACHABLE', 0, `worker ${route.path}: ${(error as Error).message}`);
     }
     const text = await res.text();
     let json: unknown;
@@ -66,14 +98,14 @@ export class WorkerClient {
       throw new WorkerCallError(
         'BAD_RESPONSE',
         res.status,
-        `worker ${route}: answered ${res.status} with a body that is not JSON`,
+        `worker ${route.path}: answered ${res.status} with a body that is not JSON`,
       );
     }
-    if (res.ok) return json as T;
+    if (res.ok) return json;
     const parsed = workerErrorBodySchema.safeParse(json);
     if (parsed.success) {
       throw new WorkerCallError(parsed.data.error.code, res.status, parsed.data.error.message, parsed.data.error.details);
     }
-    throw new WorkerCallError('BAD_RESPONSE', res.status, `worker ${route}: answered ${res.status}`);
+    throw new WorkerCallError('BAD_RESPONSE', res.status, `worker ${route.path}: answered ${res.status}`);
   }
 }

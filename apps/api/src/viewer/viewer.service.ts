@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
-  screensResponseSchema,
+  workerRoutes,
   screenVncPath,
   signViewGrant,
   type BotComputerView,
@@ -94,7 +94,7 @@ export class ViewerService {
     if (!computer || !screen || !binding || (computer.state !== 'running' && computer.state !== 'suspended')) {
       throw conflict('screen_gone', 'the screen is not running any more');
     }
-    const screens = screensResponseSchema.parse(await new WorkerClient(binding.endpoint).get('/screens', { timeoutMs: 5_000 }));
+    const screens = await new WorkerClient(binding.endpoint).call(workerRoutes.listScreens, {}, { timeoutMs: 5_000 });
     if (!screens.screens.find((s) => s.slot === screen.slot)?.endpoints) {
       throw conflict('screen_gone', 'the screen is not running any more');
     }

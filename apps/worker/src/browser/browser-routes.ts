@@ -1,5 +1,6 @@
 import {
-  browserActionSchemas,
+  browserActionNames,
+  browserRoutes,
   isReadOnlyBrowserAction,
   type BrowserActionName,
   type BrowserActionRequest,
@@ -7,8 +8,7 @@ import {
 } from '@lazyboy/contracts';
 import { renderObservation, type CdpPipe } from '@lazyboy/desktop';
 import { WorkerHttpError } from '../http/errors.js';
-import { readJsonBody, validate } from '../http/json-body.js';
-import { notFound, type Router } from '../http/router.js';
+import type { Router } from '../http/router.js';
 import type { WorkerContext } from '../worker-context.js';
 import { performBrowserAction } from './browser-actions.js';
 
@@ -20,47 +20,47 @@ import { performBrowserAction } from './browser-actions.js';
  * since either may have changed while it waited.
  */
 export function addBrowserRoutes(router: Router, ctx: WorkerContext): void {
-  router.add('POST', '/browser/:action', async ({ req, params, url }) => {
-    const name = params['action'] ?? '';
-    if (!Object.hasOwn(browserActionSchemas, name)) throw notFound('POST', url.pathname);
-    const action = name as BrowserActionName;
-    const request = validate(browserActionSchemas[action], await readJsonBody(req)) as BrowserActionRequest;
-    const { slot, fence } = request;
-    const readOnly = isReadOnlyBrowserAction(action, request as { op?: string });
+  for (const action of browserActionNames) {
+    router.serve(browserRoutes[action], ({ body }) => act(ctx, action, body as BrowserActionRequest));
+  }
+}
 
-    // A new run has seen no screenshot yet, whatever its predecessor was sent.
-    if (ctx.fences.admitExecution(slot, fence)) ctx.screenshots.reset(slot);
+async function act(ctx: WorkerContext, action: BrowserActionName, request: BrowserActionRequest): Promise<BrowserActionResponse> {
+  const { slot, fence } = request;
+  const readOnly = isReadOnlyBrowserAction(action, request as { op?: string });
+
+  // A new run has seen no screenshot yet, whatever its predecessor was sent.
+  if (ctx.fences.admitExecution(slot, fence)) ctx.screenshots.reset(slot);
+  if (!readOnly) ctx.fences.assertAgentMayAct(slot, action);
+
+  const body = await ctx.queue.run(slot, async (): Promise<BrowserActionResponse> => {
+    ctx.fences.assertCurrentExecution(slot, fence);
     if (!readOnly) ctx.fences.assertAgentMayAct(slot, action);
-
-    const body = await ctx.queue.run(slot, async (): Promise<BrowserActionResponse> => {
-      ctx.fences.assertCurrentExecution(slot, fence);
-      if (!readOnly) ctx.fences.assertAgentMayAct(slot, action);
-      const session = await ctx.browsers.session(slot, runningBrowser(ctx, slot));
-      let outcome;
-      try {
-        outcome = await performBrowserAction(action, request, session);
-      } catch (error) {
-        if (error instanceof WorkerHttpError && error.code === 'BROWSER_UNAVAILABLE') await ctx.browsers.forget(slot);
-        throw error;
-      }
-      const { page } = await session.activePage();
-      const mode = action === 'observe' && 'screenshot' in request && request.screenshot === 'always' ? 'always' : 'auto';
-      const screenshot = await ctx.screenshots.capture(slot, page, outcome.observed.elements, mode);
-      return {
-        slot,
-        action,
-        url: outcome.observed.url,
-        title: outcome.observed.title,
-        generation: outcome.observed.generation,
-        observation: renderObservation(outcome.observed),
-        screenshot,
-        ...(outcome.result === undefined ? {} : { result: outcome.result }),
-        ...(outcome.tabs ? { tabs: outcome.tabs } : {}),
-        control: ctx.fences.control(slot).holder,
-      };
-    });
-    return { status: 200, body };
+    const session = await ctx.browsers.session(slot, runningBrowser(ctx, slot));
+    let outcome;
+    try {
+      outcome = await performBrowserAction(action, request, session);
+    } catch (error) {
+      if (error instanceof WorkerHttpError && error.code === 'BROWSER_UNAVAILABLE') await ctx.browsers.forget(slot);
+      throw error;
+    }
+    const { page } = await session.activePage();
+    const mode = action === 'observe' && 'screenshot' in request && request.screenshot === 'always' ? 'always' : 'auto';
+    const screenshot = await ctx.screenshots.capture(slot, page, outcome.observed.elements, mode);
+    return {
+      slot,
+      action,
+      url: outcome.observed.url,
+      title: outcome.observed.title,
+      generation: outcome.observed.generation,
+      observation: renderObservation(outcome.observed),
+      screenshot,
+      ...(outcome.result === undefined ? {} : { result: outcome.result }),
+      ...(outcome.tabs ? { tabs: outcome.tabs } : {}),
+      control: ctx.fences.control(slot).holder,
+    };
   });
+  return body;
 }
 
 /** The slot's DevTools pipe if its screen is up; otherwise the reason the browser cannot be used. */

@@ -1,52 +1,53 @@
 import type http from 'node:http';
+import type { WorkerRoute } from '@lazyboy/contracts';
+import type { z } from 'zod';
 import { WorkerHttpError } from './errors.js';
+import { DEFAULT_BODY_LIMIT_BYTES, readJsonBody, validate } from './json-body.js';
 
-export interface RouteContext {
+export interface RouteContext<Body> {
+  /** The request body, validated against the route's request schema. */
+  body: Body;
   req: http.IncomingMessage;
   url: URL;
-  params: Record<string, string>;
 }
 
-/** What a handler answers; thrown WorkerHttpErrors become error bodies. */
-export interface Reply {
-  status: number;
-  body: unknown;
+/** Answers the route's response; thrown WorkerHttpErrors become error bodies. */
+export type Handler<R extends WorkerRoute> = (ctx: RouteContext<z.infer<R['request']>>) => Promise<z.infer<R['response']>>;
+
+/** A matched request, ready to run: reads and validates the body, then calls the handler. */
+export type Served = (req: http.IncomingMessage, url: URL) => Promise<unknown>;
+
+export interface ServeOptions {
+  /** Default DEFAULT_BODY_LIMIT_BYTES; a file write needs more. */
+  bodyLimitBytes?: number;
 }
 
-export type Handler = (ctx: RouteContext) => Promise<Reply>;
-
-interface Route {
-  method: string;
-  segments: string[];
-  handler: Handler;
-}
-
-/** Exact paths with `:name` segments; enough for a dozen routes without a framework. */
+/**
+ * The worker's routes, each one of libs/contracts' workerRoutes: the path and the body's schema come from
+ * there, so the worker serves exactly what the API's WorkerClient calls.
+ */
 export class Router {
-  private readonly routes: Route[] = [];
+  private readonly routes = new Map<string, Served>();
 
-  add(method: 'GET' | 'POST', path: string, handler: Handler): this {
-    this.routes.push({ method, segments: split(path), handler });
+  serve<R extends WorkerRoute>(route: R, handler: Handler<R>, options: ServeOptions = {}): this {
+    const key = `${route.method} ${route.path}`;
+    if (this.routes.has(key)) throw new Error(`worker route ${key} is served twice`);
+    const limit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+    this.routes.set(key, async (req, url) => {
+      const raw = route.method === 'GET' ? {} : await readJsonBody(req, limit);
+      return handler({ body: validate(route.request, raw) as z.infer<R['request']>, req, url });
+    });
     return this;
   }
 
-  /** The handler for the request, or undefined when no route matches. */
-  match(method: string, pathname: string): { handler: Handler; params: Record<string, string> } | undefined {
-    const parts = split(pathname);
-    for (const route of this.routes) {
-      if (route.method !== method || route.segments.length !== parts.length) continue;
-      const params: Record<string, string> = {};
-      const matched = route.segments.every((segment, i) => {
-        const part = parts[i] ?? '';
-        if (segment.startsWith(':')) {
-          params[segment.slice(1)] = decodeURIComponent(part);
-          return true;
-        }
-        return segment === part;
-      });
-      if (matched) return { handler: route.handler, params };
-    }
-    return undefined;
+  /** What serves the request, or undefined when no route matches. */
+  match(method: string, pathname: string): Served | undefined {
+    return this.routes.get(`${method} ${pathname}`);
+  }
+
+  /** `METHOD /path` of every route served, for the test that the worker serves exactly the contract's routes. */
+  served(): string[] {
+    return [...this.routes.keys()];
   }
 }
 
@@ -58,8 +59,4 @@ export function sendJson(res: http.ServerResponse, status: number, body: unknown
   const payload = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(payload) });
   res.end(payload);
-}
-
-function split(path: string): string[] {
-  return path.split('/').filter((s) => s !== '');
 }

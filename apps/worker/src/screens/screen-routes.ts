@@ -1,15 +1,11 @@
 import {
-  controlChangeRequestSchema,
-  screenTypeRequestSchema,
-  screenEnsureRequestSchema,
-  screenStopRequestSchema,
   type ComputerStateResponse,
   type ControlChangeResponse,
   type ScreenInfo,
   type ScreensResponse,
+  workerRoutes,
 } from '@lazyboy/contracts';
 import { WorkerHttpError } from '../http/errors.js';
-import { readJsonBody, validate } from '../http/json-body.js';
 import type { Router } from '../http/router.js';
 import type { WorkerContext } from '../worker-context.js';
 import { fromDesktopError } from './desktop-errors.js';
@@ -19,8 +15,7 @@ export function addScreenRoutes(router: Router, ctx: WorkerContext): void {
   const { displays, fences } = ctx;
 
   /** Boots the slot's screen if needed and answers once Chromium, VNC and websockify are up. */
-  router.add('POST', '/screens/ensure', async ({ req }) => {
-    const { slot, profileKey, fence } = validate(screenEnsureRequestSchema, await readJsonBody(req));
+  router.serve(workerRoutes.ensureScreen, async ({ body: { slot, profileKey, fence } }) => {
     if (fence !== undefined && fences.admitExecution(slot, fence)) ctx.screenshots.reset(slot);
     try {
       await displays.ensureScreen(slot, { profileKey });
@@ -33,10 +28,10 @@ export function addScreenRoutes(router: Router, ctx: WorkerContext): void {
       throw error;
     }
     ctx.profileLocks.clear(slot);
-    return { status: 200, body: screenInfo(ctx, slot) };
+    return screenInfo(ctx, slot);
   });
 
-  router.add('GET', '/screens', async () => {
+  router.serve(workerRoutes.listScreens, async () => {
     const slots = new Set([...displays.health().screens.map((s) => s.slot), ...fences.knownSlots()]);
     const body: ScreensResponse = {
       computerId: ctx.computerId,
@@ -44,11 +39,10 @@ export function addScreenRoutes(router: Router, ctx: WorkerContext): void {
       screenLimit: displays.screenLimit,
       screens: [...slots].sort((a, b) => a - b).map((slot) => screenInfo(ctx, slot)),
     };
-    return { status: 200, body };
+    return body;
   });
 
-  router.add('POST', '/screens/stop', async ({ req }) => {
-    const { slot } = validate(screenStopRequestSchema, await readJsonBody(req));
+  router.serve(workerRoutes.stopScreen, async ({ body: { slot } }) => {
     await ctx.workspace.stopRecorder(slot);
     await ctx.browsers.forget(slot);
     await displays.stopScreen(slot).catch((error: unknown) => {
@@ -56,42 +50,38 @@ export function addScreenRoutes(router: Router, ctx: WorkerContext): void {
     });
     ctx.profileLocks.clear(slot);
     ctx.screenshots.reset(slot);
-    return { status: 200, body: screenInfo(ctx, slot) };
+    return screenInfo(ctx, slot);
   });
 
   /**
    * Takeover / release. Answered at once, not queued behind the agent's call in flight: that call
    * finishes (input cannot be taken back half-way) and the agent's next one is refused.
    */
-  router.add('POST', '/screens/control', async ({ req }) => {
-    const { slot, holder, fence } = validate(controlChangeRequestSchema, await readJsonBody(req));
+  router.serve(workerRoutes.setControl, async ({ body: { slot, holder, fence } }) => {
     const body: ControlChangeResponse = { slot, control: fences.setControl(slot, holder, fence) };
-    return { status: 200, body };
+    return body;
   });
 
   /** A person's typing, while they hold the screen (their control fence); never queued behind the agent. */
-  router.add('POST', '/screens/type', async ({ req }) => {
-    const { slot, fence, text } = validate(screenTypeRequestSchema, await readJsonBody(req));
+  router.serve(workerRoutes.personType, async ({ body: { slot, fence, text } }) => {
     fences.assertPersonHolds(slot, fence);
-    return { status: 200, body: await typeForPerson(ctx, slot, text) };
+    return await typeForPerson(ctx, slot, text);
   });
 
-  router.add('POST', '/computer/suspend', async ({ req }) => {
-    await readJsonBody(req);
+  router.serve(workerRoutes.suspend, async () => {
     // A recorder polling a frozen display would hang; its recording is dropped.
     await ctx.workspace.stopRecorders();
     await displays.suspend().catch((error: unknown) => {
       throw fromDesktopError(error);
     });
-    return { status: 200, body: computerState(ctx) };
+    return computerState(ctx);
   });
 
-  router.add('POST', '/computer/wake', async ({ req }) => {
-    await readJsonBody(req);
+  router.serve(workerRoutes.wake, async () => {
     await displays.wake().catch((error: unknown) => {
       throw fromDesktopError(error);
     });
-    return { status: 200, body: computerState(ctx) };
+    return computerState(ctx);
   });
 }
 

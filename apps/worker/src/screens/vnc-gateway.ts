@@ -1,11 +1,10 @@
 import net from 'node:net';
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
-import { verifyViewGrant } from '@lazyboy/contracts';
+import { slotOfScreenVncPath, verifyViewGrant } from '@lazyboy/contracts';
 import type { DisplayManager } from '@lazyboy/desktop';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 
-const VNC_PATH = /^\/screens\/(\d{1,2})\/vnc$/;
 /** noVNC's messages to the screen are small (keys, pointer, frame requests); a bigger one is refused. */
 const MAX_MESSAGE_BYTES = 256 * 1024;
 
@@ -35,9 +34,9 @@ export class VncGateway {
   /** Handles an upgrade to a VNC path; true when the path was one (answered either way). */
   handles(req: http.IncomingMessage, socket: Duplex, head: Buffer): boolean {
     const pathname = new URL(req.url ?? '/', 'http://worker').pathname;
-    const match = VNC_PATH.exec(pathname);
-    if (!match) return false;
-    void this.open(Number(match[1]), req, socket, head);
+    const slot = slotOfScreenVncPath(pathname);
+    if (slot === undefined) return false;
+    void this.open(slot, req, socket, head);
     return true;
   }
 

@@ -1,15 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
-  filesListRequestSchema,
-  filesReadRequestSchema,
-  filesWriteRequestSchema,
-  nativeActRequestSchema,
-  nativeObserveRequestSchema,
-  recorderStartRequestSchema,
-  recorderStopRequestSchema,
-  shellOutputRequestSchema,
-  shellRunRequestSchema,
-  waitRequestSchema,
   type FilesListResponse,
   type FilesReadResponse,
   type FilesWriteResponse,
@@ -20,6 +10,7 @@ import {
   type ShellOutputResponse,
   type ShellRunResponse,
   type WaitResponse,
+  workerRoutes,
 } from '@lazyboy/contracts';
 import {
   displayFrameSource,
@@ -32,7 +23,6 @@ import {
   type ShellResult,
 } from '@lazyboy/desktop';
 import { WorkerHttpError } from '../http/errors.js';
-import { readJsonBody, validate } from '../http/json-body.js';
 import type { Router } from '../http/router.js';
 import type { WorkerContext } from '../worker-context.js';
 import { mapped } from './workspace.js';
@@ -64,8 +54,7 @@ export function addWorkspaceRoutes(router: Router, ctx: WorkerContext): void {
 
   // ------------------------------------------------------------------------------------------- shell
 
-  router.add('POST', '/shell/run', async ({ req }) => {
-    const request = validate(shellRunRequestSchema, await readJsonBody(req));
+  router.serve(workerRoutes.shellRun, async ({ body: request }) => {
     const { slot, fence } = request;
     admit(slot, fence, 'shell run', false);
     // Only the start is queued: a long command must not hold the slot's other calls.
@@ -77,57 +66,53 @@ export function addWorkspaceRoutes(router: Router, ctx: WorkerContext): void {
       Promise.race([command.result, sleep(blockMs, undefined, { ref: false }) as Promise<undefined>]),
     );
     const body: ShellRunResponse = finished ? shellDone(finished) : { done: false, commandId: command.id };
-    return { status: 200, body };
+    return body;
   });
 
-  router.add('POST', '/shell/output', async ({ req }) => {
-    const { slot, fence, commandId } = validate(shellOutputRequestSchema, await readJsonBody(req));
+  router.serve(workerRoutes.shellOutput, async ({ body: { slot, fence, commandId } }) => {
     admit(slot, fence, 'shell output', true);
     const body = await mapped((): ShellOutputResponse => {
       fences.assertCurrentExecution(slot, fence);
       return workspace.shell(slot).newOutput(commandId);
     });
-    return { status: 200, body };
+    return body;
   });
 
   // ------------------------------------------------------------------------------------------- files
 
-  router.add('POST', '/files/list', async ({ req }) => {
-    const { slot, fence, path } = validate(filesListRequestSchema, await readJsonBody(req));
+  router.serve(workerRoutes.filesList, async ({ body: { slot, fence, path } }) => {
     admit(slot, fence, 'files list', true);
     const body = await onQueue(slot, fence, 'files list', true, async (): Promise<FilesListResponse> => ({
       path,
       entries: workspace.files().list(path),
     }));
-    return { status: 200, body };
+    return body;
   });
 
-  router.add('POST', '/files/read', async ({ req }) => {
-    const { slot, fence, path, ...options } = validate(filesReadRequestSchema, await readJsonBody(req));
+  router.serve(workerRoutes.filesRead, async ({ body: { slot, fence, path, ...options } }) => {
     admit(slot, fence, 'files read', true);
     const body = await onQueue(slot, fence, 'files read', true, async (): Promise<FilesReadResponse> => {
       const { nextOffset, ...read } = workspace.files().read(path, options);
       return { ...read, ...(nextOffset === undefined ? {} : { nextOffset }) };
     });
-    return { status: 200, body };
+    return body;
   });
 
-  router.add('POST', '/files/write', async ({ req }) => {
-    const { slot, fence, path, content, encoding } = validate(
-      filesWriteRequestSchema,
-      await readJsonBody(req, WRITE_BODY_LIMIT_BYTES),
-    );
-    admit(slot, fence, 'files write', false);
-    const body = await onQueue(slot, fence, 'files write', false, async (): Promise<FilesWriteResponse> =>
-      workspace.files().write(path, encoding === 'base64' ? Buffer.from(content, 'base64') : content),
-    );
-    return { status: 200, body };
-  });
+  router.serve(
+    workerRoutes.filesWrite,
+    async ({ body: { slot, fence, path, content, encoding } }) => {
+      admit(slot, fence, 'files write', false);
+      const body = await onQueue(slot, fence, 'files write', false, async (): Promise<FilesWriteResponse> =>
+        workspace.files().write(path, encoding === 'base64' ? Buffer.from(content, 'base64') : content),
+      );
+      return body;
+    },
+    { bodyLimitBytes: WRITE_BODY_LIMIT_BYTES },
+  );
 
   // ------------------------------------------------------------------------------------------ native
 
-  router.add('POST', '/native/observe', async ({ req }) => {
-    const { slot, fence } = validate(nativeObserveRequestSchema, await readJsonBody(req));
+  router.serve(workerRoutes.nativeObserve, async ({ body: { slot, fence } }) => {
     admit(slot, fence, 'native observe', true);
     const body = await onQueue(slot, fence, 'native observe', true, async (): Promise<NativeObserveResponse> => {
       assertAwake(ctx);
@@ -140,11 +125,10 @@ export function addWorkspaceRoutes(router: Router, ctx: WorkerContext): void {
         control: fences.control(slot).holder,
       };
     });
-    return { status: 200, body };
+    return body;
   });
 
-  router.add('POST', '/native/act', async ({ req }) => {
-    const { slot, fence, action } = validate(nativeActRequestSchema, await readJsonBody(req));
+  router.serve(workerRoutes.nativeAct, async ({ body: { slot, fence, action } }) => {
     const name = `native ${action.kind}`;
     admit(slot, fence, name, false);
     const body = await onQueue(slot, fence, name, false, async (): Promise<NativeActResponse> => {
@@ -160,14 +144,13 @@ export function addWorkspaceRoutes(router: Router, ctx: WorkerContext): void {
         control: fences.control(slot).holder,
       };
     });
-    return { status: 200, body };
+    return body;
   });
 
   // -------------------------------------------------------------------------------------------- wait
 
   /** A controlled pause: not queued (it changes nothing), so it never holds the slot's other calls. */
-  router.add('POST', '/wait', async ({ req }) => {
-    const { slot, fence, seconds, until } = validate(waitRequestSchema, await readJsonBody(req));
+  router.serve(workerRoutes.wait, async ({ body: { slot, fence, seconds, until } }) => {
     admit(slot, fence, 'wait', true);
     const started = Date.now();
     const deadline = started + Math.round(seconds * 1000);
@@ -185,13 +168,12 @@ export function addWorkspaceRoutes(router: Router, ctx: WorkerContext): void {
       await sleep(Math.max(0, deadline - Date.now()));
     }
     const body: WaitResponse = { waitedMs: Date.now() - started, changed };
-    return { status: 200, body };
+    return body;
   });
 
   // ---------------------------------------------------------------------------------------- recorder
 
-  router.add('POST', '/recorder/start', async ({ req }) => {
-    const { slot, fence, goal } = validate(recorderStartRequestSchema, await readJsonBody(req));
+  router.serve(workerRoutes.recorderStart, async ({ body: { slot, fence, goal } }) => {
     admit(slot, fence, 'recorder start', true);
     const body = await onQueue(slot, fence, 'recorder start', true, async (): Promise<RecorderStartResponse> => {
       if (workspace.recorder(slot)?.recording) {
@@ -211,11 +193,10 @@ export function addWorkspaceRoutes(router: Router, ctx: WorkerContext): void {
       workspace.setRecorder(slot, recorder);
       return { slot, recording: true };
     });
-    return { status: 200, body };
+    return body;
   });
 
-  router.add('POST', '/recorder/stop', async ({ req }) => {
-    const { slot, fence } = validate(recorderStopRequestSchema, await readJsonBody(req));
+  router.serve(workerRoutes.recorderStop, async ({ body: { slot, fence } }) => {
     admit(slot, fence, 'recorder stop', true);
     const body = await onQueue(slot, fence, 'recorder stop', true, async (): Promise<RecorderStopResponse> => {
       const recorder = workspace.recorder(slot);
@@ -235,7 +216,7 @@ export function addWorkspaceRoutes(router: Router, ctx: WorkerContext): void {
         })),
       };
     });
-    return { status: 200, body };
+    return body;
   });
 }
 
