@@ -4,9 +4,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import type {
+  AdminRunListView,
   BotView,
   LocalModelServerListView,
   ModelListView,
+  MessageView,
   ModelTestView,
   PostMessageResponse,
   RunView,
@@ -186,6 +188,47 @@ describe("a workspace's model", () => {
     expect(await run(carol, carols.sessionId)).toMatchObject({ status: 'completed', resultText: 'from the environment' });
     await setInstance({ environmentModelScope: 'first_workspace' });
     expect(await run(carol, carols.sessionId)).toMatchObject({ status: 'failed', errorCode: 'model_not_configured' });
+  });
+
+  it('names the host’s model server, never its address, when the environment’s endpoint fails', async () => {
+    // The admin's workspace has no settings of its own: the host's environment serves it.
+    const port = await closedPort();
+    const hostUrl = `http://127.0.0.1:${port}/v1`;
+    const hidden = (text: string) => !text.includes(`127.0.0.1:${port}`) && !text.includes(harness.model.url);
+    const previous = process.env.LAZYBOY_MODEL_BASE_URL;
+    process.env.LAZYBOY_MODEL_BASE_URL = hostUrl;
+    try {
+      const { sessionId } = await agentOf(admin, adminWorkspaceId);
+      const blocked = await run(admin, sessionId);
+      expect(blocked).toMatchObject({ status: 'blocked', errorCode: 'model_unreachable' });
+      expect(blocked.errorMessage).toContain("could not reach the model provider openai-chat at the host's model server");
+      expect(hidden(blocked.errorMessage ?? '')).toBe(true);
+      const page = await api<{ items: MessageView[] }>(admin, 'GET', `/api/sessions/${sessionId}/messages`);
+      expect(page.body.items.some((message) => message.text.includes("the host's model server"))).toBe(true);
+      expect(hidden(JSON.stringify(page.body))).toBe(true);
+
+      const test = await api<ModelTestView>(admin, 'POST', `/api/workspaces/${adminWorkspaceId}/model/test`, {});
+      expect(test.body).toMatchObject({ ok: false, source: 'env', baseUrl: null, error: { code: 'model_unreachable' } });
+      expect(test.body.error?.message).toContain("at the host's model server");
+      expect(hidden(JSON.stringify(test.body))).toBe(true);
+
+      const models = await api<ModelListView>(admin, 'GET', `/api/workspaces/${adminWorkspaceId}/model/models`);
+      expect(models.body).toMatchObject({ ok: false, baseUrl: null, error: { code: 'model_unreachable' } });
+      expect(models.body.error?.message).toContain("at the host's model server");
+      expect(hidden(JSON.stringify(models.body))).toBe(true);
+
+      // Nor does the admin dashboard's list of runs.
+      const dashboard = await api<AdminRunListView>(
+        admin,
+        'GET',
+        `/api/admin/runs?workspaceId=${adminWorkspaceId}&status=blocked`,
+      );
+      const listed = dashboard.body.items.find((item) => item.id === blocked.id);
+      expect(listed?.errorMessage).toContain("the host's model server");
+      expect(hidden(JSON.stringify(dashboard.body))).toBe(true);
+    } finally {
+      process.env.LAZYBOY_MODEL_BASE_URL = previous;
+    }
   });
 
   it('saves the workspace’s model and key (owners and admins), shows the key as its last four, and runs with it', async () => {
@@ -529,6 +572,8 @@ describe("a workspace's model", () => {
     expect(answers.length).toBeGreaterThan(50);
     // The search sees the API's log: the runs that failed were logged.
     expect(printed.join('')).toContain('failed: no model provider is configured');
+    // Nor the host's model server's address: the environment's endpoint is the operator's.
+    expect(answers.filter((answer) => answer.includes(harness.model.url))).toEqual([]);
     for (const secret of [SECRET, BOT_SECRET]) {
       expect(answers.filter((answer) => answer.includes(secret))).toEqual([]);
       expect(printed.filter((line) => line.includes(secret))).toEqual([]);

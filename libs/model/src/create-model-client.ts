@@ -23,6 +23,7 @@ export function createModelClient(backend: ModelBackend, options: CreateModelCli
     model: backend.model,
     ...(backend.apiKey ? { apiKey: backend.apiKey } : {}),
     ...(backend.temperature !== undefined ? { temperature: backend.temperature } : {}),
+    ...(backend.label !== undefined ? { label: backend.label } : {}),
   };
   switch (backend.provider) {
     case 'xai':

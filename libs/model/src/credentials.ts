@@ -56,6 +56,8 @@ export interface ModelBackend {
   apiKey?: string;
   temperature?: number;
   modelPath?: string;
+  /** How messages name the endpoint (ModelEndpoint.label); default its URL. */
+  label?: string;
 }
 
 export interface ResolvedModelBackend extends ModelBackend {
@@ -117,7 +119,8 @@ function checkedUrl(value: string | undefined, name: string): string | undefined
   } catch {
     // Reported below, with the variable's name.
   }
-  throw new ModelNotConfiguredError(`${name} is not an http(s) URL: '${value}'`);
+  // Without the value: a run's failure shows this to the workspace, and the host's address is not its business.
+  throw new ModelNotConfiguredError(`${name} is not an http(s) URL`);
 }
 
 const isOpenAi = (provider: ModelProvider | undefined): boolean => provider === 'openai-chat' || provider === 'openai-responses';
@@ -257,6 +260,8 @@ export interface ResolvedModelEndpoint {
   apiKey?: string;
   source: CredentialSource;
   keySource?: CredentialSource;
+  /** How messages name the endpoint (ModelEndpoint.label); default its URL. */
+  label?: string;
 }
 
 /** The endpoint (provider, base URL) and its key the chain resolves to; ModelNotConfiguredError when none. */

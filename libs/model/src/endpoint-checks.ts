@@ -3,7 +3,7 @@ import { createModelClient, closeModelClient } from './create-model-client.js';
 import type { ModelBackend } from './credentials.js';
 import { modelErrorCode } from './error-codes.js';
 import { ModelError, ModelNotFoundError, ModelProtocolError, ModelRequestError } from './errors.js';
-import { displayUrl } from './http/endpoint.js';
+import { endpointLabel } from './http/endpoint.js';
 import type { ModelEndpointPolicy } from './http/endpoint-policy.js';
 import { ModelHttp } from './http/model-http.js';
 import { oneLine } from './http/message-text.js';
@@ -51,6 +51,8 @@ export interface ModelListEndpoint {
   provider: ModelProvider;
   baseUrl: string;
   apiKey?: string;
+  /** How messages name the endpoint (ModelEndpoint.label); default its URL. */
+  label?: string;
 }
 
 /**
@@ -64,6 +66,7 @@ export async function listModels(endpoint: ModelListEndpoint, options: EndpointC
       baseUrl: endpoint.baseUrl,
       model: '',
       ...(endpoint.apiKey ? { apiKey: endpoint.apiKey } : {}),
+      ...(endpoint.label !== undefined ? { label: endpoint.label } : {}),
     },
     {
       timeoutMs: options.timeoutMs ?? CHECK_TIMEOUT_MS,
@@ -78,7 +81,7 @@ export async function listModels(endpoint: ModelListEndpoint, options: EndpointC
     // A 404 here means the server has no model list, not that a model is unknown.
     if (error instanceof ModelNotFoundError) {
       throw new ModelRequestError(
-        `the model server at ${displayUrl(endpoint.baseUrl)} lists no models (HTTP ${error.status ?? 404} for /models)`,
+        `the model server at ${endpointLabel(endpoint)} lists no models (HTTP ${error.status ?? 404} for /models)`,
         {
           provider: endpoint.provider,
           ...(error.status !== undefined ? { status: error.status } : {}),
@@ -92,10 +95,9 @@ export async function listModels(endpoint: ModelListEndpoint, options: EndpointC
   // Ollama's own /api/tags says `models`; its /v1/models, like every compatible server, says `data`.
   const entries = Array.isArray(data) ? data : isRecord(body) && Array.isArray(body['models']) ? body['models'] : undefined;
   if (!entries) {
-    throw new ModelProtocolError(
-      `the model server at ${displayUrl(endpoint.baseUrl)} answered /models without a list of models`,
-      { provider: endpoint.provider },
-    );
+    throw new ModelProtocolError(`the model server at ${endpointLabel(endpoint)} answered /models without a list of models`, {
+      provider: endpoint.provider,
+    });
   }
   const ids: string[] = [];
   for (const entry of entries) {

@@ -49,6 +49,17 @@ export type ChainResolution =
   | { ok: true; backend: ResolvedModelBackend; endpointPolicy: ModelEndpointPolicy | undefined }
   | { ok: false; error: ModelError; partial: Partial<ResolvedModelBackend> };
 
+/**
+ * How every message a workspace can read names the host's own endpoint (the environment's): its address is
+ * the operator's, not the workspace's, and may name a machine of the host's network.
+ */
+export const HOST_MODEL_SERVER_LABEL = "the host's model server";
+
+/** The endpoint as messages name it: the environment's by label, one people configured by the URL they typed. */
+function labelled<T extends { source: string; label?: string }>(endpoint: T): T {
+  return endpoint.source === 'env' ? { ...endpoint, label: HOST_MODEL_SERVER_LABEL } : endpoint;
+}
+
 /** A stand-in for a sealed key where only its presence matters (readiness): the real one never leaves linkOf. */
 const PRESENT_KEY = 'stored-key';
 
@@ -134,7 +145,7 @@ export class ModelChain {
     const context = await this.context(input.workspaceId);
     let endpoint: ResolvedModelEndpoint;
     try {
-      endpoint = resolveModelEndpoint({ ...links(input), env: context.env, inContainer: isInContainer(process.env) });
+      endpoint = labelled(resolveModelEndpoint({ ...links(input), env: context.env, inContainer: isInContainer(process.env) }));
     } catch (error) {
       return { ok: false, error: asModelError(error) };
     }
@@ -179,7 +190,7 @@ export class ModelChain {
 function resolveWith(context: ChainContext, input: ChainInput): ChainResolution {
   let backend: ResolvedModelBackend;
   try {
-    backend = resolveModelBackend({ ...links(input), env: context.env, inContainer: isInContainer(process.env) });
+    backend = labelled(resolveModelBackend({ ...links(input), env: context.env, inContainer: isInContainer(process.env) }));
   } catch (error) {
     return failed(error, {});
   }
@@ -235,7 +246,7 @@ function configuredRefusal(
 function checkedKey(backend: ResolvedModelBackend, endpointPolicy: ModelEndpointPolicy | undefined): ChainResolution {
   if (backend.provider !== 'local-gguf') {
     try {
-      assertApiKey(backend.provider, backend.baseUrl, backend.apiKey);
+      assertApiKey(backend.provider, backend.baseUrl, backend.apiKey, backend.label);
     } catch (error) {
       return failed(error, backend);
     }

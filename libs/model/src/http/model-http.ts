@@ -9,7 +9,7 @@ import {
   ModelTimeoutError,
 } from '../errors.js';
 import { isRecord, tryParseJson } from '../json-values.js';
-import { displayUrl, joinUrl, type ModelEndpoint } from './endpoint.js';
+import { concealAddress, displayUrl, endpointLabel, joinUrl, type ModelEndpoint } from './endpoint.js';
 import type { ModelEndpointPolicy } from './endpoint-policy.js';
 import { formatDuration, oneLine, quoteProvider, redact } from './message-text.js';
 import { errorForReport, errorForStatus, isRetryableStatus, readErrorBody, reportFromObject } from './provider-errors.js';
@@ -96,7 +96,7 @@ export class ModelHttp {
     const parsed = tryParseJson(text);
     if (!parsed.ok) {
       throw new ModelProtocolError(
-        `the model provider ${this.endpoint.provider} answered with something other than JSON: ${quoteProvider(text, this.endpoint.apiKey, 120)}`,
+        `the model provider ${this.endpoint.provider} answered with something other than JSON: ${quoteProvider(concealAddress(text, this.endpoint), this.endpoint.apiKey, 120)}`,
         { provider: this.endpoint.provider },
       );
     }
@@ -158,9 +158,13 @@ export class ModelHttp {
     try {
       return await this.sendWithRetries(path, body, signal, accept, read);
     } catch (error) {
-      // The last line of defence: whatever a message quotes, the request's key never leaves with it.
+      // The last line of defence: whatever a message quotes, the request's key never leaves with it, nor a
+      // labelled endpoint's address.
       const { apiKey } = this.endpoint;
-      if (apiKey && error instanceof Error && error.message.includes(apiKey)) error.message = redact(error.message, apiKey);
+      if (error instanceof Error) {
+        const cleaned = concealAddress(redact(error.message, apiKey), this.endpoint);
+        if (cleaned !== error.message) error.message = cleaned;
+      }
       throw error;
     }
   }
@@ -207,6 +211,7 @@ export class ModelHttp {
   ): Promise<T> {
     if (signal?.aborted) throw this.aborted();
     const { provider, baseUrl, apiKey } = this.endpoint;
+    const where = endpointLabel(this.endpoint);
     const policy = this.options.endpointPolicy;
     policy?.assertAllowed(baseUrl, provider);
     const controller = new AbortController();
@@ -227,19 +232,23 @@ export class ModelHttp {
       // The policy's resolver refused what the name resolved to: the same name would be refused again.
       if (error instanceof ModelEndpointRefusedError) throw new ModelEndpointRefusedError(error.message, { provider });
       // An answer that is no HTTP a Response can hold: asking again gets the same.
-      if (error instanceof ModelProtocolError) throw error;
+      if (error instanceof ModelProtocolError) {
+        if (this.endpoint.label === undefined) throw error;
+        throw new ModelProtocolError(concealAddress(error.message, this.endpoint), { provider });
+      }
       if (signal?.aborted) throw this.aborted();
       if (timedOut) {
         throw new ModelTimeoutError(
-          `the model provider ${provider} did not answer within ${formatDuration(this.timeoutMs)} (${displayUrl(baseUrl)})`,
+          `the model provider ${provider} did not answer within ${formatDuration(this.timeoutMs)} (${where})`,
           this.timeoutMs,
           { provider },
         );
       }
-      const cause = networkCause(error);
+      // Node's words name the address it tried ("connect ECONNREFUSED 10.0.0.5:8000").
+      const cause = concealAddress(networkCause(error), this.endpoint);
       if (delivered) {
         throw new ModelConnectionError(
-          `the connection to the model provider ${provider} at ${displayUrl(baseUrl)} broke mid-response (${cause})`,
+          `the connection to the model provider ${provider} at ${where} broke mid-response (${cause})`,
           { provider, cause: error },
         );
       }
@@ -247,7 +256,7 @@ export class ModelHttp {
         cause,
         (attempts) =>
           new ModelConnectionError(
-            `could not reach the model provider ${provider} at ${displayUrl(baseUrl)} (${cause})${attempts > 1 ? ` after ${attempts} attempts` : ''}`,
+            `could not reach the model provider ${provider} at ${where} (${cause})${attempts > 1 ? ` after ${attempts} attempts` : ''}`,
             { provider, cause: error },
           ),
       );
@@ -299,10 +308,11 @@ export class ModelHttp {
 
   /** The key went to the base URL only; wherever the redirect points gets nothing, not even a second request. */
   private redirected(response: Response, url: string): ModelRedirectError {
-    const { provider, baseUrl } = this.endpoint;
+    const { provider, label } = this.endpoint;
     const location = response.headers.get('location');
     let target = '';
-    if (location) {
+    // Where a labelled endpoint redirects would tell where it is.
+    if (location && label === undefined) {
       try {
         target = ` to ${displayUrl(new URL(location, url).href)}`;
       } catch {
@@ -310,7 +320,7 @@ export class ModelHttp {
       }
     }
     return new ModelRedirectError(
-      `the model provider ${provider} at ${displayUrl(baseUrl)} answered with a redirect (HTTP ${response.status}${target}); ` +
+      `the model provider ${provider} at ${endpointLabel(this.endpoint)} answered with a redirect (HTTP ${response.status}${target}); ` +
         'redirects are not followed: set the base URL to the final address',
       { provider, status: response.status },
     );

@@ -7,7 +7,7 @@ import {
   ModelServerError,
 } from '../errors.js';
 import { isRecord, type JsonRecord, stringField, tryParseJson } from '../json-values.js';
-import { displayUrl, type ModelEndpoint } from './endpoint.js';
+import { concealAddress, endpointLabel, type ModelEndpoint } from './endpoint.js';
 import { quoteProvider } from './message-text.js';
 
 /** What a provider said went wrong, from whichever of the common error shapes it used. */
@@ -56,9 +56,9 @@ export function isRetryableStatus(status: number, report: ProviderErrorReport): 
   return status >= 500;
 }
 
-/** The provider's own words, fit to show: one line, the key redacted. */
+/** The provider's own words, fit to show: one line, the key redacted, a labelled endpoint's address hidden. */
 function providerText(endpoint: ModelEndpoint, report: ProviderErrorReport): string | undefined {
-  return report.message ? quoteProvider(report.message, endpoint.apiKey) : undefined;
+  return report.message ? quoteProvider(concealAddress(report.message, endpoint), endpoint.apiKey) : undefined;
 }
 
 function detail(endpoint: ModelEndpoint, report: ProviderErrorReport): string {
@@ -79,7 +79,7 @@ export function errorForStatus(
   attempts: number,
 ): ModelError {
   const { provider, model } = endpoint;
-  const url = displayUrl(endpoint.baseUrl);
+  const url = endpointLabel(endpoint);
   const said = detail(endpoint, report);
   const providerMessage = providerText(endpoint, report);
   const details = { provider, status, ...(providerMessage ? { providerMessage } : {}) };
@@ -120,7 +120,7 @@ export function errorForReport(endpoint: ModelEndpoint, report: ProviderErrorRep
     return new ModelRateLimitError(`the model provider ${provider} is rate limiting requests${said}`, undefined, details);
   }
   if (saysModelIsUnknown(report, model)) {
-    return new ModelNotFoundError(`unknown model '${model}' at ${displayUrl(endpoint.baseUrl)}${said}`, model, details);
+    return new ModelNotFoundError(`unknown model '${model}' at ${endpointLabel(endpoint)}${said}`, model, details);
   }
   if (/invalid_request/.test(kind)) {
     return new ModelRequestError(`the model provider ${provider} rejected the request${said}`, details);

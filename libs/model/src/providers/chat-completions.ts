@@ -18,12 +18,13 @@ export class ChatCompletionsClient implements ModelClient {
 
   constructor(private readonly options: ChatCompletionsClientOptions) {
     const provider = options.provider ?? 'openai-chat';
-    assertApiKey(provider, options.baseUrl, options.apiKey);
+    assertApiKey(provider, options.baseUrl, options.apiKey, options.label);
     this.endpoint = {
       provider,
       baseUrl: options.baseUrl,
       model: options.model,
       ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+      ...(options.label !== undefined ? { label: options.label } : {}),
     };
     this.http = new ModelHttp(this.endpoint, options);
     this.description = `${provider}:${options.model}`;

@@ -12,12 +12,13 @@ export class ResponsesClient implements ModelClient {
   private readonly http: ModelHttp;
 
   constructor(private readonly options: ModelClientOptions) {
-    assertApiKey('openai-responses', options.baseUrl, options.apiKey);
+    assertApiKey('openai-responses', options.baseUrl, options.apiKey, options.label);
     this.endpoint = {
       provider: 'openai-responses',
       baseUrl: options.baseUrl,
       model: options.model,
       ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+      ...(options.label !== undefined ? { label: options.label } : {}),
     };
     this.http = new ModelHttp(this.endpoint, options);
     this.description = `openai-responses:${options.model}`;
