@@ -1,12 +1,11 @@
 'use client';
 
-import { useEffect, useEffectEvent, useId, useState, type FormEvent } from 'react';
+import { useEffect, useEffectEvent, useId, useState } from 'react';
 import Link from 'next/link';
 import type { BotModelSettings, BotView, ComputerMode, ModelProvider, UpdateBotRequest } from '@lazyboy/contracts';
 import { fill } from '../../locales';
 import { isAbort } from '../../lib/api';
 import { bots as botsApi } from '../../lib/endpoints';
-import { errorText } from '../../lib/error-text';
 import { useT } from '../../lib/i18n';
 import { PROVIDER_LABEL, PROVIDER_SHORT, baseUrlOptional } from '../../lib/model-providers';
 import { randomToken } from '../../lib/random-token';
@@ -15,9 +14,11 @@ import { canManage } from '../../lib/roles';
 import { useShell } from '../../lib/shell-context';
 import { Blobatar } from '../blobatar';
 import { DrawerToggle } from '../drawer-toggle';
+import { FormError } from '../form-error';
 import { ApiKeyField, KEEP_KEY, keyRequest, type KeyChange } from './api-key-field';
 import { ModelNameField } from './model-name-field';
-import { AskAnOwner, SavedNote, SettingsSection } from './settings-frame';
+import { AskAnOwner, SaveActions, SettingsSection } from './settings-frame';
+import { useSettingsSave } from './use-settings-save';
 
 /** An agent's own endpoint needs HTTP: a GGUF file is the server's business (LAZYBOY_MODEL_PATH). */
 const OVERRIDE_PROVIDERS: ModelProvider[] = ['openai-chat', 'xai', 'openai-responses'];
@@ -90,9 +91,6 @@ function ProfileSection({ bot }: { bot: BotView }) {
   const [seed, setSeed] = useState(bot.avatarSeed);
   const [instructions, setInstructions] = useState(bot.instructions);
   const [mode, setMode] = useState<ComputerMode>(bot.computerMode);
-  const [busy, setBusy] = useState(false);
-  const [saved, setSaved] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const ids = { name: useId(), instructions: useId(), mode: useId() };
 
   const changes: UpdateBotRequest = {
@@ -103,30 +101,21 @@ function ProfileSection({ bot }: { bot: BotView }) {
   };
   const dirty = Object.keys(changes).length > 0;
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    if (!dirty || busy || !name.trim()) return;
-    setBusy(true);
-    setError(null);
-    setSaved(false);
-    try {
-      const updated = await botsApi.update(bot.id, changes);
+  const save = useSettingsSave({
+    canSave: dirty && name.trim() !== '',
+    save: () => botsApi.update(bot.id, changes),
+    onSaved: (updated) => {
       putBot(updated);
       setName(updated.name);
       setSeed(updated.avatarSeed);
       setInstructions(updated.instructions);
       setMode(updated.computerMode);
-      setSaved(true);
-    } catch (failure) {
-      setError(errorText(failure, t));
-    } finally {
-      setBusy(false);
-    }
-  }
+    },
+  });
 
   return (
     <SettingsSection title={t.agentProfile} testId="agent-profile">
-      <form className="settings-form" onSubmit={(event) => void submit(event)}>
+      <form className="settings-form" onSubmit={(event) => void save.submit(event)}>
         <div className="avatar-picker">
           <Blobatar seed={seed} size={64} />
           <button
@@ -181,22 +170,13 @@ function ProfileSection({ bot }: { bot: BotView }) {
           <option value="private">{t.computerModePrivate}</option>
         </select>
         <p className="field-hint">{mode === 'team' ? t.computerModeTeamHint : t.computerModePrivateHint}</p>
-        {error && (
-          <p className="form-error" role="alert">
-            {error}
-          </p>
-        )}
-        <div className="form-actions">
-          <SavedNote shown={saved && !dirty} />
-          <button
-            type="submit"
-            className="button button-primary"
-            data-testid="agent-profile-save"
-            disabled={busy || !dirty || !name.trim()}
-          >
-            {busy ? t.pleaseWait : t.save}
-          </button>
-        </div>
+        <FormError error={save.error} />
+        <SaveActions
+          saved={save.saved && !dirty}
+          saving={save.pending === 'save'}
+          disabled={save.pending !== null || !dirty || !name.trim()}
+          testId="agent-profile-save"
+        />
       </form>
     </SettingsSection>
   );
@@ -216,9 +196,6 @@ function ModelOverrideSection({ bot, manager }: { bot: BotView; manager: boolean
   const [baseUrl, setBaseUrl] = useState(current.baseUrl ?? '');
   const [model, setModel] = useState(current.model ?? '');
   const [key, setKey] = useState<KeyChange>(KEEP_KEY);
-  const [busy, setBusy] = useState(false);
-  const [saved, setSaved] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const ids = { own: useId(), provider: useId(), baseUrl: useId() };
 
   const next: BotModelSettings = own
@@ -239,19 +216,15 @@ function ModelOverrideSection({ bot, manager }: { bot: BotView; manager: boolean
   const dirty = settingsChanged || keyChanged;
   const missingUrl = own && !baseUrlOptional(provider) && !baseUrl.trim();
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    if (!dirty || busy || missingUrl) return;
-    setBusy(true);
-    setError(null);
-    const body: UpdateBotRequest = {
-      ...(settingsChanged ? { modelSettings: next } : {}),
-      // Back to the workspace's model: the agent's own key has no endpoint left to serve.
-      ...(!own && bot.hasModelApiKey ? { modelApiKey: null } : keyChanged ? { modelApiKey: keyRequest(key) } : {}),
-    };
-    setSaved(false);
-    try {
-      const updated = await botsApi.update(bot.id, body);
+  const save = useSettingsSave({
+    canSave: dirty && !missingUrl,
+    save: () =>
+      botsApi.update(bot.id, {
+        ...(settingsChanged ? { modelSettings: next } : {}),
+        // Back to the workspace's model: the agent's own key has no endpoint left to serve.
+        ...(!own && bot.hasModelApiKey ? { modelApiKey: null } : keyChanged ? { modelApiKey: keyRequest(key) } : {}),
+      }),
+    onSaved: (updated) => {
       putBot(updated);
       const settings = updated.modelSettings;
       setOwn(hasOverride(settings));
@@ -259,13 +232,8 @@ function ModelOverrideSection({ bot, manager }: { bot: BotView; manager: boolean
       setBaseUrl(settings.baseUrl ?? '');
       setModel(settings.model ?? '');
       setKey(KEEP_KEY);
-      setSaved(true);
-    } catch (failure) {
-      setError(errorText(failure, t));
-    } finally {
-      setBusy(false);
-    }
-  }
+    },
+  });
 
   if (!manager) {
     return (
@@ -296,7 +264,7 @@ function ModelOverrideSection({ bot, manager }: { bot: BotView; manager: boolean
   return (
     <SettingsSection title={t.agentModel} description={t.agentModelText} testId="agent-model">
       <AgentReadiness bot={bot} />
-      <form className="settings-form" onSubmit={(event) => void submit(event)}>
+      <form className="settings-form" onSubmit={(event) => void save.submit(event)}>
         <fieldset className="choice-group">
           <legend className="visually-hidden">{t.agentModel}</legend>
           <label className="choice">
@@ -363,22 +331,13 @@ function ModelOverrideSection({ bot, manager }: { bot: BotView; manager: boolean
             />
           </>
         )}
-        {error && (
-          <p className="form-error" role="alert" data-testid="agent-model-error">
-            {error}
-          </p>
-        )}
-        <div className="form-actions">
-          <SavedNote shown={saved && !dirty} />
-          <button
-            type="submit"
-            className="button button-primary"
-            data-testid="agent-model-save"
-            disabled={busy || !dirty || missingUrl}
-          >
-            {busy ? t.pleaseWait : t.save}
-          </button>
-        </div>
+        <FormError error={save.error} testId="agent-model-error" />
+        <SaveActions
+          saved={save.saved && !dirty}
+          saving={save.pending === 'save'}
+          disabled={save.pending !== null || !dirty || missingUrl}
+          testId="agent-model-save"
+        />
       </form>
     </SettingsSection>
   );
