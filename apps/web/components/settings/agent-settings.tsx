@@ -1,10 +1,9 @@
 'use client';
 
-import { useEffect, useEffectEvent, useId, useState } from 'react';
+import { useId, useState } from 'react';
 import Link from 'next/link';
 import type { BotModelSettings, BotView, ComputerMode, ModelProvider, UpdateBotRequest } from '@lazyboy/contracts';
 import { fill } from '../../locales';
-import { isAbort } from '../../lib/api';
 import { bots as botsApi } from '../../lib/endpoints';
 import { useT } from '../../lib/i18n';
 import { PROVIDER_LABEL, PROVIDER_SHORT, baseUrlOptional } from '../../lib/model-providers';
@@ -12,6 +11,8 @@ import { randomToken } from '../../lib/random-token';
 import { runErrorText } from '../../lib/run-error-text';
 import { canManage } from '../../lib/roles';
 import { useShell } from '../../lib/shell-context';
+import { useBot } from '../../lib/use-bot';
+import { AgentPending } from '../agent-pending';
 import { Blobatar } from '../blobatar';
 import { DrawerToggle } from '../drawer-toggle';
 import { FormError } from '../form-error';
@@ -26,44 +27,9 @@ const OVERRIDE_PROVIDERS: ModelProvider[] = ['openai-chat', 'xai', 'openai-respo
 /** /agents/[botId]/settings: the agent's name, face, instructions, computer and its own model. */
 export function AgentSettings({ botId }: { botId: string }) {
   const t = useT();
-  const shell = useShell();
-  const bot = shell.bots?.find((b) => b.id === botId) ?? null;
-  const [missing, setMissing] = useState(false);
-  const { me, workspace, selectWorkspace } = shell;
-
-  const found = useEffectEvent((other: BotView) => {
-    if (other.workspaceId === workspace.id) shell.putBot(other);
-    else if (me.workspaces.some((w) => w.id === other.workspaceId)) selectWorkspace(other.workspaceId, { keepPage: true });
-    else setMissing(true);
-  });
-  const listed = shell.bots !== null;
-  const known = bot !== null;
-  useEffect(() => {
-    if (!listed || known) return;
-    const abort = new AbortController();
-    botsApi
-      .get(botId, abort.signal)
-      .then((other) => found(other))
-      .catch((error: unknown) => {
-        if (!isAbort(error)) setMissing(true);
-      });
-    return () => abort.abort();
-  }, [listed, known, botId]);
-
-  if (!bot) {
-    return (
-      <div className="page-message" data-testid={missing ? 'agent-missing' : 'agent-loading'}>
-        {missing ? (
-          <>
-            <p>{t.agentNotFound}</p>
-            <Link href="/">{t.backHome}</Link>
-          </>
-        ) : (
-          <p>{t.loading}</p>
-        )}
-      </div>
-    );
-  }
+  const { workspace } = useShell();
+  const { bot, missing } = useBot(botId);
+  if (!bot) return <AgentPending missing={missing} />;
   return (
     <div className="settings-page" data-testid="agent-settings" data-bot-id={bot.id}>
       <header className="settings-header">
