@@ -87,3 +87,15 @@ export function CredentialFields({ kind, values, onChange, autoFocus, emailHint,
     </>
   );
 }
+
+/** Below a sign-in or sign-up form: "No account yet? Sign up", or the other way round. */
+export function FormSwitch({ question, action, onSwitch }: { question: string; action: string; onSwitch(): void }) {
+  return (
+    <p className="login-switch">
+      {question}{' '}
+      <button type="button" className="button-link" data-testid="login-toggle-mode" onClick={onSwitch}>
+        {action}
+      </button>
+    </p>
+  );
+}

@@ -10,7 +10,7 @@ import { errorText } from '../lib/error-text';
 import { useT } from '../lib/i18n';
 import { closeRealtime } from '../lib/realtime';
 import { rememberWorkspace } from '../lib/workspace-choice';
-import { CredentialFields, useCredentials } from './credential-fields';
+import { CredentialFields, FormSwitch, useCredentials } from './credential-fields';
 import { FormError } from './form-error';
 
 type Loaded =
@@ -199,12 +199,7 @@ function SignUpThrough({ token, onLogin }: { token: string; onLogin(): void }) {
       <button type="submit" className="button button-primary button-wide" data-testid="login-submit" disabled={busy}>
         {busy ? t.pleaseWait : t.invitationSignupSubmit}
       </button>
-      <p className="login-switch">
-        {t.haveAccount}{' '}
-        <button type="button" className="button-link" data-testid="login-toggle-mode" onClick={onLogin}>
-          {t.invitationLoginInstead}
-        </button>
-      </p>
+      <FormSwitch question={t.haveAccount} action={t.invitationLoginInstead} onSwitch={onLogin} />
     </form>
   );
 }
@@ -272,14 +267,7 @@ function LogInAndAccept({ token, onSignUp }: { token: string; onSignUp?: () => v
           </button>
         </p>
       ) : (
-        onSignUp && (
-          <p className="login-switch">
-            {t.noAccount}{' '}
-            <button type="button" className="button-link" data-testid="login-toggle-mode" onClick={onSignUp}>
-              {t.invitationSignupInstead}
-            </button>
-          </p>
-        )
+        onSignUp && <FormSwitch question={t.noAccount} action={t.invitationSignupInstead} onSwitch={onSignUp} />
       )}
     </form>
   );

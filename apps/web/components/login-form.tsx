@@ -8,7 +8,7 @@ import { auth } from '../lib/endpoints';
 import { errorText } from '../lib/error-text';
 import { useT } from '../lib/i18n';
 import { closeRealtime } from '../lib/realtime';
-import { CredentialFields, useCredentials } from './credential-fields';
+import { CredentialFields, FormSwitch, useCredentials } from './credential-fields';
 import { FormError } from './form-error';
 
 type Mode = 'login' | 'signup';
@@ -83,20 +83,14 @@ export function LoginForm() {
           </p>
         )}
         {(policy === 'open' || signup) && (
-          <p className="login-switch">
-            {signup ? t.haveAccount : t.noAccount}{' '}
-            <button
-              type="button"
-              className="button-link"
-              data-testid="login-toggle-mode"
-              onClick={() => {
-                setMode(signup ? 'login' : 'signup');
-                setError(null);
-              }}
-            >
-              {signup ? t.switchToLogin : t.switchToSignup}
-            </button>
-          </p>
+          <FormSwitch
+            question={signup ? t.haveAccount : t.noAccount}
+            action={signup ? t.switchToLogin : t.switchToSignup}
+            onSwitch={() => {
+              setMode(signup ? 'login' : 'signup');
+              setError(null);
+            }}
+          />
         )}
       </form>
     </main>
