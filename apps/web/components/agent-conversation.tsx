@@ -1,16 +1,16 @@
 'use client';
 
-import { useCallback, useEffect, useEffectEvent, useRef, useState } from 'react';
-import Link from 'next/link';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useRouter, useSearchParams } from 'next/navigation';
 import type { BotView, SessionView } from '@lazyboy/contracts';
 import { fill } from '../locales';
-import { isAbort } from '../lib/api';
 import { bots as botsApi, computers, sessions as sessionsApi } from '../lib/endpoints';
 import { errorText } from '../lib/error-text';
 import { useT } from '../lib/i18n';
 import { useShell } from '../lib/shell-context';
+import { useBot } from '../lib/use-bot';
 import { useSessions } from '../lib/use-sessions';
+import { AgentPending } from './agent-pending';
 import { ChatHeader } from './chat-header';
 import { ChatView } from './chat-view';
 import { ComputerPanel, type ComputerPanelHandle } from './computer-panel';
@@ -30,47 +30,8 @@ function titleFrom(text: string): string {
 
 /** /agents/[botId]: the agent's chats (?session=<id>, or `new` for a chat not written in yet). */
 export function AgentConversation({ botId }: { botId: string }) {
-  const t = useT();
-  const shell = useShell();
-  const bot = shell.bots?.find((b) => b.id === botId) ?? null;
-  const [missing, setMissing] = useState(false);
-
-  // A link into another of the person's workspaces: switch to it (the agent list is per workspace).
-  const { me, workspace, selectWorkspace, putBot } = shell;
-  const found = useEffectEvent((other: BotView) => {
-    // Created in another tab since the list was read.
-    if (other.workspaceId === workspace.id) putBot(other);
-    else if (me.workspaces.some((w) => w.id === other.workspaceId)) selectWorkspace(other.workspaceId, { keepPage: true });
-    else setMissing(true);
-  });
-  const listed = shell.bots !== null;
-  const known = bot !== null;
-  useEffect(() => {
-    if (!listed || known) return;
-    const abort = new AbortController();
-    botsApi
-      .get(botId, abort.signal)
-      .then((other) => found(other))
-      .catch((error: unknown) => {
-        if (!isAbort(error)) setMissing(true);
-      });
-    return () => abort.abort();
-  }, [listed, known, botId]);
-
-  if (!bot) {
-    return (
-      <div className="page-message" data-testid={missing ? 'agent-missing' : 'agent-loading'}>
-        {missing ? (
-          <>
-            <p>{t.agentNotFound}</p>
-            <Link href="/">{t.backHome}</Link>
-          </>
-        ) : (
-          <p>{t.loading}</p>
-        )}
-      </div>
-    );
-  }
+  const { bot, missing } = useBot(botId);
+  if (!bot) return <AgentPending missing={missing} />;
   return <AgentChats key={bot.id} bot={bot} />;
 }
 

@@ -1,8 +1,8 @@
 'use client';
 
-import { useEffect, useId, useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { useRouter } from 'next/navigation';
-import { PASSWORD_MIN_LENGTH, type InvitationPreviewView, type MeView } from '@lazyboy/contracts';
+import type { InvitationPreviewView, MeView } from '@lazyboy/contracts';
 import { fill } from '../locales';
 import { ApiError, isAbort } from '../lib/api';
 import { auth, invitations } from '../lib/endpoints';
@@ -10,6 +10,8 @@ import { errorText } from '../lib/error-text';
 import { useT } from '../lib/i18n';
 import { closeRealtime } from '../lib/realtime';
 import { rememberWorkspace } from '../lib/workspace-choice';
+import { CredentialFields, FormSwitch, useCredentials } from './credential-fields';
+import { FormError } from './form-error';
 
 type Loaded =
   | { kind: 'loading' }
@@ -143,11 +145,7 @@ function AcceptAsSignedIn({ token, me }: { token: string; me: MeView }) {
   return (
     <>
       <p className="field-hint">{fill(t.invitationSignedInAs, { email: me.user.email })}</p>
-      {error && (
-        <p className="form-error" role="alert" data-testid="invitation-error">
-          {error}
-        </p>
-      )}
+      <FormError error={error} testId="invitation-error" />
       <button
         type="button"
         className="button button-primary button-wide"
@@ -168,12 +166,9 @@ function AcceptAsSignedIn({ token, me }: { token: string; me: MeView }) {
 
 function SignUpThrough({ token, onLogin }: { token: string; onLogin(): void }) {
   const t = useT();
-  const [displayName, setDisplayName] = useState('');
-  const [email, setEmail] = useState('');
-  const [password, setPassword] = useState('');
+  const [credentials, changeCredentials] = useCredentials();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const ids = { name: useId(), email: useId(), password: useId() };
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -181,6 +176,7 @@ function SignUpThrough({ token, onLogin }: { token: string; onLogin(): void }) {
     setBusy(true);
     setError(null);
     try {
+      const { email, password, displayName } = credentials;
       const me = await auth.signup({ email: email.trim(), password, displayName: displayName.trim(), invitationToken: token });
       enter(me.workspaces[0]?.id ?? '');
     } catch (failure) {
@@ -192,60 +188,18 @@ function SignUpThrough({ token, onLogin }: { token: string; onLogin(): void }) {
   return (
     <form data-testid="invitation-signup" onSubmit={(event) => void submit(event)}>
       <h2 className="login-heading">{t.invitationSignupTitle}</h2>
-      <label htmlFor={ids.name} className="field-label">
-        {t.displayName}
-      </label>
-      <input
-        id={ids.name}
-        data-testid="login-display-name"
-        value={displayName}
-        required
-        maxLength={80}
-        autoComplete="name"
-        autoFocus
-        onChange={(event) => setDisplayName(event.target.value)}
+      <CredentialFields
+        kind="signup"
+        values={credentials}
+        onChange={changeCredentials}
+        autoFocus="displayName"
+        emailHint={t.invitationEmailHint}
       />
-      <label htmlFor={ids.email} className="field-label">
-        {t.email}
-      </label>
-      <input
-        id={ids.email}
-        data-testid="login-email"
-        type="email"
-        value={email}
-        required
-        autoComplete="email"
-        onChange={(event) => setEmail(event.target.value)}
-      />
-      <p className="field-hint">{t.invitationEmailHint}</p>
-      <label htmlFor={ids.password} className="field-label">
-        {t.password}
-      </label>
-      <input
-        id={ids.password}
-        data-testid="login-password"
-        type="password"
-        value={password}
-        required
-        minLength={PASSWORD_MIN_LENGTH}
-        autoComplete="new-password"
-        onChange={(event) => setPassword(event.target.value)}
-      />
-      <p className="field-hint">{fill(t.passwordHint, { min: PASSWORD_MIN_LENGTH })}</p>
-      {error && (
-        <p className="form-error" role="alert" data-testid="login-error">
-          {error}
-        </p>
-      )}
+      <FormError error={error} testId="login-error" />
       <button type="submit" className="button button-primary button-wide" data-testid="login-submit" disabled={busy}>
         {busy ? t.pleaseWait : t.invitationSignupSubmit}
       </button>
-      <p className="login-switch">
-        {t.haveAccount}{' '}
-        <button type="button" className="button-link" data-testid="login-toggle-mode" onClick={onLogin}>
-          {t.invitationLoginInstead}
-        </button>
-      </p>
+      <FormSwitch question={t.haveAccount} action={t.invitationLoginInstead} onSwitch={onLogin} />
     </form>
   );
 }
@@ -253,14 +207,12 @@ function SignUpThrough({ token, onLogin }: { token: string; onLogin(): void }) {
 function LogInAndAccept({ token, onSignUp }: { token: string; onSignUp?: () => void }) {
   const t = useT();
   const router = useRouter();
-  const [email, setEmail] = useState('');
-  const [password, setPassword] = useState('');
+  const [credentials, changeCredentials] = useCredentials();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [signedIn, setSignedIn] = useState(false);
   // Signed in with an account the invitation is not for: accepting again cannot help, signing out here can.
   const [mismatch, setMismatch] = useState(false);
-  const ids = { email: useId(), password: useId() };
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -269,7 +221,7 @@ function LogInAndAccept({ token, onSignUp }: { token: string; onSignUp?: () => v
     setError(null);
     try {
       if (!signedIn) {
-        await auth.login({ email: email.trim(), password });
+        await auth.login({ email: credentials.email.trim(), password: credentials.password });
         setSignedIn(true);
       }
     } catch (failure) {
@@ -291,38 +243,8 @@ function LogInAndAccept({ token, onSignUp }: { token: string; onSignUp?: () => v
     <form data-testid="invitation-login" onSubmit={(event) => void submit(event)}>
       <h2 className="login-heading">{t.invitationLoginTitle}</h2>
       {!onSignUp && <p className="field-hint">{t.invitationSignupClosed}</p>}
-      <label htmlFor={ids.email} className="field-label">
-        {t.email}
-      </label>
-      <input
-        id={ids.email}
-        data-testid="login-email"
-        type="email"
-        value={email}
-        required
-        disabled={signedIn}
-        autoComplete="email"
-        autoFocus
-        onChange={(event) => setEmail(event.target.value)}
-      />
-      <label htmlFor={ids.password} className="field-label">
-        {t.password}
-      </label>
-      <input
-        id={ids.password}
-        data-testid="login-password"
-        type="password"
-        value={password}
-        required
-        disabled={signedIn}
-        autoComplete="current-password"
-        onChange={(event) => setPassword(event.target.value)}
-      />
-      {error && (
-        <p className="form-error" role="alert" data-testid="login-error">
-          {error}
-        </p>
-      )}
+      <CredentialFields kind="login" values={credentials} onChange={changeCredentials} autoFocus="email" disabled={signedIn} />
+      <FormError error={error} testId="login-error" />
       {!mismatch && (
         <button type="submit" className="button button-primary button-wide" data-testid="login-submit" disabled={busy}>
           {busy ? t.pleaseWait : signedIn ? t.invitationAccept : t.invitationLoginSubmit}
@@ -345,14 +267,7 @@ function LogInAndAccept({ token, onSignUp }: { token: string; onSignUp?: () => v
           </button>
         </p>
       ) : (
-        onSignUp && (
-          <p className="login-switch">
-            {t.noAccount}{' '}
-            <button type="button" className="button-link" data-testid="login-toggle-mode" onClick={onSignUp}>
-              {t.invitationSignupInstead}
-            </button>
-          </p>
-        )
+        onSignUp && <FormSwitch question={t.noAccount} action={t.invitationSignupInstead} onSwitch={onSignUp} />
       )}
     </form>
   );

@@ -1,14 +1,15 @@
 'use client';
 
-import { useEffect, useId, useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { useRouter } from 'next/navigation';
-import { PASSWORD_MIN_LENGTH, type SignupPolicy } from '@lazyboy/contracts';
-import { fill } from '../locales';
+import type { SignupPolicy } from '@lazyboy/contracts';
 import { ApiError } from '../lib/api';
 import { auth } from '../lib/endpoints';
 import { errorText } from '../lib/error-text';
 import { useT } from '../lib/i18n';
 import { closeRealtime } from '../lib/realtime';
+import { CredentialFields, FormSwitch, useCredentials } from './credential-fields';
+import { FormError } from './form-error';
 
 type Mode = 'login' | 'signup';
 
@@ -20,14 +21,11 @@ export function LoginForm() {
   const t = useT();
   const router = useRouter();
   const [mode, setMode] = useState<Mode>('login');
-  const [email, setEmail] = useState('');
-  const [password, setPassword] = useState('');
-  const [displayName, setDisplayName] = useState('');
+  const [credentials, changeCredentials] = useCredentials();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   // Unknown until the API says: no sign-up offered meanwhile (a refused one would say why anyway).
   const [policy, setPolicy] = useState<SignupPolicy | null>(null);
-  const ids = { email: useId(), password: useId(), name: useId() };
 
   useEffect(() => {
     const abort = new AbortController();
@@ -54,6 +52,7 @@ export function LoginForm() {
     setBusy(true);
     setError(null);
     try {
+      const { email, password, displayName } = credentials;
       if (mode === 'login') await auth.login({ email: email.trim(), password });
       else await auth.signup({ email: email.trim(), password, displayName: displayName.trim() });
       // The realtime handshake carries the cookie: a socket from before the login would be anonymous.
@@ -73,54 +72,8 @@ export function LoginForm() {
         <h1>{t.appName}</h1>
         <p className="login-tagline">{t.tagline}</p>
         <h2 className="login-heading">{signup ? t.signupTitle : t.loginTitle}</h2>
-        {signup && (
-          <>
-            <label htmlFor={ids.name} className="field-label">
-              {t.displayName}
-            </label>
-            <input
-              id={ids.name}
-              data-testid="login-display-name"
-              value={displayName}
-              required
-              maxLength={80}
-              autoComplete="name"
-              onChange={(event) => setDisplayName(event.target.value)}
-            />
-          </>
-        )}
-        <label htmlFor={ids.email} className="field-label">
-          {t.email}
-        </label>
-        <input
-          id={ids.email}
-          data-testid="login-email"
-          type="email"
-          value={email}
-          required
-          autoComplete="email"
-          autoFocus
-          onChange={(event) => setEmail(event.target.value)}
-        />
-        <label htmlFor={ids.password} className="field-label">
-          {t.password}
-        </label>
-        <input
-          id={ids.password}
-          data-testid="login-password"
-          type="password"
-          value={password}
-          required
-          minLength={signup ? PASSWORD_MIN_LENGTH : 1}
-          autoComplete={signup ? 'new-password' : 'current-password'}
-          onChange={(event) => setPassword(event.target.value)}
-        />
-        {signup && <p className="field-hint">{fill(t.passwordHint, { min: PASSWORD_MIN_LENGTH })}</p>}
-        {error && (
-          <p className="form-error" role="alert" data-testid="login-error">
-            {error}
-          </p>
-        )}
+        <CredentialFields kind={mode} values={credentials} onChange={changeCredentials} autoFocus="email" />
+        <FormError error={error} testId="login-error" />
         <button type="submit" className="button button-primary button-wide" data-testid="login-submit" disabled={busy}>
           {busy ? t.pleaseWait : signup ? t.signupSubmit : t.loginSubmit}
         </button>
@@ -135,20 +88,14 @@ export function LoginForm() {
           </p>
         )}
         {(policy === 'open' || signup) && (
-          <p className="login-switch">
-            {signup ? t.haveAccount : t.noAccount}{' '}
-            <button
-              type="button"
-              className="button-link"
-              data-testid="login-toggle-mode"
-              onClick={() => {
-                setMode(signup ? 'login' : 'signup');
-                setError(null);
-              }}
-            >
-              {signup ? t.switchToLogin : t.switchToSignup}
-            </button>
-          </p>
+          <FormSwitch
+            question={signup ? t.haveAccount : t.noAccount}
+            action={signup ? t.switchToLogin : t.switchToSignup}
+            onSwitch={() => {
+              setMode(signup ? 'login' : 'signup');
+              setError(null);
+            }}
+          />
         )}
       </form>
     </main>

@@ -5,8 +5,8 @@ import { z } from 'zod';
 // of them in its person's language. Stable: clients match on them; add codes, never rename one. The English
 // errorMessage beside a code is for logs and API clients; it carries the provider's own text.
 
-export const runErrorCodeSchema = z.enum([
-  // --- no usable model, known before any request (also what BotView.modelReadiness says) ---------------
+/** No usable model, known before any request (also what BotView.modelReadiness says). */
+const MODEL_UNAVAILABLE_CODES = [
   /** Neither the agent, nor its workspace, nor (for this workspace) the host's environment names a model. */
   'model_not_configured',
   /** A provider is chosen but no model name. */
@@ -17,8 +17,10 @@ export const runErrorCodeSchema = z.enum([
   'model_key_missing',
   /** This instance refuses the base URL (loopback, link-local, a refused network) or local model files. */
   'model_endpoint_refused',
+] as const;
 
-  // --- a model request failed (errorMessage has the provider's own text) --------------------------------
+/** A model request failed (errorMessage has the provider's own text). */
+const MODEL_REQUEST_CODES = [
   /** HTTP 401 or 403: the provider refused the key. */
   'model_key_refused',
   /** The provider does not know the model name. */
@@ -43,8 +45,10 @@ export const runErrorCodeSchema = z.enum([
   'model_runtime_error',
   /** Any other failure of the model. */
   'model_error',
+] as const;
 
-  // --- the agent's own guards (libs/agent's BlockedCode): the run is blocked ---------------------------
+/** The agent's own guards (libs/agent's BlockedCode): the run is blocked. */
+const BLOCKED_CODES = [
   /** The agent reported that it is blocked (report_blocked); its reason is the result text. */
   'reported',
   /** The same action gave the same result several times in a row. */
@@ -57,39 +61,23 @@ export const runErrorCodeSchema = z.enum([
   'total_budget',
   /** The person declined a confirmation or a handoff. */
   'human_declined',
+] as const;
 
-  // --- anything else ------------------------------------------------------------------------------------
+/** Anything else. */
+const OTHER_CODES = [
   /** The service failed while running the agent (not the model's fault). */
   'execution_failed',
-]);
+] as const;
+
+export const runErrorCodeSchema = z.enum([...MODEL_UNAVAILABLE_CODES, ...MODEL_REQUEST_CODES, ...BLOCKED_CODES, ...OTHER_CODES]);
 export type RunErrorCode = z.infer<typeof runErrorCodeSchema>;
 
 /** Why an agent has no model it can use, known without asking the model anything. */
-export const modelUnavailableCodeSchema = runErrorCodeSchema.extract([
-  'model_not_configured',
-  'model_name_missing',
-  'model_file_missing',
-  'model_key_missing',
-  'model_endpoint_refused',
-]);
+export const modelUnavailableCodeSchema = runErrorCodeSchema.extract(MODEL_UNAVAILABLE_CODES);
 export type ModelUnavailableCode = z.infer<typeof modelUnavailableCodeSchema>;
 
 /** The codes of a model that cannot be used or failed: what a model check (list, test) answers. */
-export const modelFailureCodeSchema = runErrorCodeSchema.extract([
-  ...modelUnavailableCodeSchema.options,
-  'model_key_refused',
-  'model_not_found',
-  'model_rate_limited',
-  'model_server_error',
-  'model_timeout',
-  'model_unreachable',
-  'model_redirect',
-  'model_bad_answer',
-  'model_request_rejected',
-  'model_file_error',
-  'model_runtime_error',
-  'model_error',
-]);
+export const modelFailureCodeSchema = runErrorCodeSchema.extract([...MODEL_UNAVAILABLE_CODES, ...MODEL_REQUEST_CODES]);
 export type ModelFailureCode = z.infer<typeof modelFailureCodeSchema>;
 
 /** A stored code as the API shows it: codes older versions wrote (or none of this list) read as execution_failed. */

@@ -1,23 +1,25 @@
 'use client';
 
-import { useEffect, useEffectEvent, useId, useState, type FormEvent } from 'react';
+import { useId, useState } from 'react';
 import Link from 'next/link';
 import type { BotModelSettings, BotView, ComputerMode, ModelProvider, UpdateBotRequest } from '@lazyboy/contracts';
 import { fill } from '../../locales';
-import { isAbort } from '../../lib/api';
 import { bots as botsApi } from '../../lib/endpoints';
-import { errorText } from '../../lib/error-text';
 import { useT } from '../../lib/i18n';
 import { PROVIDER_LABEL, PROVIDER_SHORT, baseUrlOptional } from '../../lib/model-providers';
 import { randomToken } from '../../lib/random-token';
 import { runErrorText } from '../../lib/run-error-text';
 import { canManage } from '../../lib/roles';
 import { useShell } from '../../lib/shell-context';
+import { useBot } from '../../lib/use-bot';
+import { AgentPending } from '../agent-pending';
 import { Blobatar } from '../blobatar';
 import { DrawerToggle } from '../drawer-toggle';
+import { FormError } from '../form-error';
 import { ApiKeyField, KEEP_KEY, keyRequest, type KeyChange } from './api-key-field';
 import { ModelNameField } from './model-name-field';
-import { AskAnOwner, SavedNote, SettingsSection } from './settings-frame';
+import { AskAnOwner, SaveActions, SettingsSection } from './settings-frame';
+import { useSettingsSave } from './use-settings-save';
 
 /** An agent's own endpoint needs HTTP: a GGUF file is the server's business (LAZYBOY_MODEL_PATH). */
 const OVERRIDE_PROVIDERS: ModelProvider[] = ['openai-chat', 'xai', 'openai-responses'];
@@ -25,44 +27,9 @@ const OVERRIDE_PROVIDERS: ModelProvider[] = ['openai-chat', 'xai', 'openai-respo
 /** /agents/[botId]/settings: the agent's name, face, instructions, computer and its own model. */
 export function AgentSettings({ botId }: { botId: string }) {
   const t = useT();
-  const shell = useShell();
-  const bot = shell.bots?.find((b) => b.id === botId) ?? null;
-  const [missing, setMissing] = useState(false);
-  const { me, workspace, selectWorkspace } = shell;
-
-  const found = useEffectEvent((other: BotView) => {
-    if (other.workspaceId === workspace.id) shell.putBot(other);
-    else if (me.workspaces.some((w) => w.id === other.workspaceId)) selectWorkspace(other.workspaceId, { keepPage: true });
-    else setMissing(true);
-  });
-  const listed = shell.bots !== null;
-  const known = bot !== null;
-  useEffect(() => {
-    if (!listed || known) return;
-    const abort = new AbortController();
-    botsApi
-      .get(botId, abort.signal)
-      .then((other) => found(other))
-      .catch((error: unknown) => {
-        if (!isAbort(error)) setMissing(true);
-      });
-    return () => abort.abort();
-  }, [listed, known, botId]);
-
-  if (!bot) {
-    return (
-      <div className="page-message" data-testid={missing ? 'agent-missing' : 'agent-loading'}>
-        {missing ? (
-          <>
-            <p>{t.agentNotFound}</p>
-            <Link href="/">{t.backHome}</Link>
-          </>
-        ) : (
-          <p>{t.loading}</p>
-        )}
-      </div>
-    );
-  }
+  const { workspace } = useShell();
+  const { bot, missing } = useBot(botId);
+  if (!bot) return <AgentPending missing={missing} />;
   return (
     <div className="settings-page" data-testid="agent-settings" data-bot-id={bot.id}>
       <header className="settings-header">
@@ -90,9 +57,6 @@ function ProfileSection({ bot }: { bot: BotView }) {
   const [seed, setSeed] = useState(bot.avatarSeed);
   const [instructions, setInstructions] = useState(bot.instructions);
   const [mode, setMode] = useState<ComputerMode>(bot.computerMode);
-  const [busy, setBusy] = useState(false);
-  const [saved, setSaved] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const ids = { name: useId(), instructions: useId(), mode: useId() };
 
   const changes: UpdateBotRequest = {
@@ -103,30 +67,21 @@ function ProfileSection({ bot }: { bot: BotView }) {
   };
   const dirty = Object.keys(changes).length > 0;
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    if (!dirty || busy || !name.trim()) return;
-    setBusy(true);
-    setError(null);
-    setSaved(false);
-    try {
-      const updated = await botsApi.update(bot.id, changes);
+  const save = useSettingsSave({
+    canSave: dirty && name.trim() !== '',
+    save: () => botsApi.update(bot.id, changes),
+    onSaved: (updated) => {
       putBot(updated);
       setName(updated.name);
       setSeed(updated.avatarSeed);
       setInstructions(updated.instructions);
       setMode(updated.computerMode);
-      setSaved(true);
-    } catch (failure) {
-      setError(errorText(failure, t));
-    } finally {
-      setBusy(false);
-    }
-  }
+    },
+  });
 
   return (
     <SettingsSection title={t.agentProfile} testId="agent-profile">
-      <form className="settings-form" onSubmit={(event) => void submit(event)}>
+      <form className="settings-form" onSubmit={(event) => void save.submit(event)}>
         <div className="avatar-picker">
           <Blobatar seed={seed} size={64} />
           <button
@@ -181,22 +136,13 @@ function ProfileSection({ bot }: { bot: BotView }) {
           <option value="private">{t.computerModePrivate}</option>
         </select>
         <p className="field-hint">{mode === 'team' ? t.computerModeTeamHint : t.computerModePrivateHint}</p>
-        {error && (
-          <p className="form-error" role="alert">
-            {error}
-          </p>
-        )}
-        <div className="form-actions">
-          <SavedNote shown={saved && !dirty} />
-          <button
-            type="submit"
-            className="button button-primary"
-            data-testid="agent-profile-save"
-            disabled={busy || !dirty || !name.trim()}
-          >
-            {busy ? t.pleaseWait : t.save}
-          </button>
-        </div>
+        <FormError error={save.error} />
+        <SaveActions
+          saved={save.saved && !dirty}
+          saving={save.pending === 'save'}
+          disabled={save.pending !== null || !dirty || !name.trim()}
+          testId="agent-profile-save"
+        />
       </form>
     </SettingsSection>
   );
@@ -216,9 +162,6 @@ function ModelOverrideSection({ bot, manager }: { bot: BotView; manager: boolean
   const [baseUrl, setBaseUrl] = useState(current.baseUrl ?? '');
   const [model, setModel] = useState(current.model ?? '');
   const [key, setKey] = useState<KeyChange>(KEEP_KEY);
-  const [busy, setBusy] = useState(false);
-  const [saved, setSaved] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const ids = { own: useId(), provider: useId(), baseUrl: useId() };
 
   const next: BotModelSettings = own
@@ -239,19 +182,15 @@ function ModelOverrideSection({ bot, manager }: { bot: BotView; manager: boolean
   const dirty = settingsChanged || keyChanged;
   const missingUrl = own && !baseUrlOptional(provider) && !baseUrl.trim();
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    if (!dirty || busy || missingUrl) return;
-    setBusy(true);
-    setError(null);
-    const body: UpdateBotRequest = {
-      ...(settingsChanged ? { modelSettings: next } : {}),
-      // Back to the workspace's model: the agent's own key has no endpoint left to serve.
-      ...(!own && bot.hasModelApiKey ? { modelApiKey: null } : keyChanged ? { modelApiKey: keyRequest(key) } : {}),
-    };
-    setSaved(false);
-    try {
-      const updated = await botsApi.update(bot.id, body);
+  const save = useSettingsSave({
+    canSave: dirty && !missingUrl,
+    save: () =>
+      botsApi.update(bot.id, {
+        ...(settingsChanged ? { modelSettings: next } : {}),
+        // Back to the workspace's model: the agent's own key has no endpoint left to serve.
+        ...(!own && bot.hasModelApiKey ? { modelApiKey: null } : keyChanged ? { modelApiKey: keyRequest(key) } : {}),
+      }),
+    onSaved: (updated) => {
       putBot(updated);
       const settings = updated.modelSettings;
       setOwn(hasOverride(settings));
@@ -259,13 +198,8 @@ function ModelOverrideSection({ bot, manager }: { bot: BotView; manager: boolean
       setBaseUrl(settings.baseUrl ?? '');
       setModel(settings.model ?? '');
       setKey(KEEP_KEY);
-      setSaved(true);
-    } catch (failure) {
-      setError(errorText(failure, t));
-    } finally {
-      setBusy(false);
-    }
-  }
+    },
+  });
 
   if (!manager) {
     return (
@@ -296,7 +230,7 @@ function ModelOverrideSection({ bot, manager }: { bot: BotView; manager: boolean
   return (
     <SettingsSection title={t.agentModel} description={t.agentModelText} testId="agent-model">
       <AgentReadiness bot={bot} />
-      <form className="settings-form" onSubmit={(event) => void submit(event)}>
+      <form className="settings-form" onSubmit={(event) => void save.submit(event)}>
         <fieldset className="choice-group">
           <legend className="visually-hidden">{t.agentModel}</legend>
           <label className="choice">
@@ -363,22 +297,13 @@ function ModelOverrideSection({ bot, manager }: { bot: BotView; manager: boolean
             />
           </>
         )}
-        {error && (
-          <p className="form-error" role="alert" data-testid="agent-model-error">
-            {error}
-          </p>
-        )}
-        <div className="form-actions">
-          <SavedNote shown={saved && !dirty} />
-          <button
-            type="submit"
-            className="button button-primary"
-            data-testid="agent-model-save"
-            disabled={busy || !dirty || missingUrl}
-          >
-            {busy ? t.pleaseWait : t.save}
-          </button>
-        </div>
+        <FormError error={save.error} testId="agent-model-error" />
+        <SaveActions
+          saved={save.saved && !dirty}
+          saving={save.pending === 'save'}
+          disabled={save.pending !== null || !dirty || missingUrl}
+          testId="agent-model-save"
+        />
       </form>
     </SettingsSection>
   );

@@ -1,6 +1,6 @@
 'use client';
 
-import { useCallback, useEffect, useId, useState, type FormEvent } from 'react';
+import { useId, useState, type FormEvent } from 'react';
 import {
   INVITATION_DEFAULT_DAYS,
   type CreatedInvitationView,
@@ -8,7 +8,6 @@ import {
   type MembershipRole,
 } from '@lazyboy/contracts';
 import { fill } from '../../locales';
-import { isAbort } from '../../lib/api';
 import { copyText } from '../../lib/copy-text';
 import { invitations as invitationsApi } from '../../lib/endpoints';
 import { errorText } from '../../lib/error-text';
@@ -19,6 +18,7 @@ import { useShell } from '../../lib/shell-context';
 import { ConfirmDialog } from '../dialog';
 import { ErrorBanner } from '../error-banner';
 import { SettingsSection } from './settings-frame';
+import { useWorkspaceItems } from './use-workspace-items';
 
 const EXPIRY_DAYS = [1, 7, 30] as const;
 
@@ -26,29 +26,10 @@ const EXPIRY_DAYS = [1, 7, 30] as const;
 export function InvitationsSection() {
   const t = useT();
   const { workspace } = useShell();
-  const [list, setList] = useState<InvitationView[] | null>(null);
-  const [loadError, setLoadError] = useState<unknown>(null);
+  const { items: list, error: loadError, reload: load } = useWorkspaceItems<InvitationView>(invitationsApi.list);
   const [created, setCreated] = useState<CreatedInvitationView | null>(null);
   const [revoking, setRevoking] = useState<InvitationView | null>(null);
   const [revokeError, setRevokeError] = useState<string | null>(null);
-
-  const load = useCallback(
-    async (signal?: AbortSignal) => {
-      try {
-        setList((await invitationsApi.list(workspace.id, signal)).items);
-        setLoadError(null);
-      } catch (failure) {
-        if (!isAbort(failure)) setLoadError(failure);
-      }
-    },
-    [workspace.id],
-  );
-
-  useEffect(() => {
-    const abort = new AbortController();
-    void load(abort.signal);
-    return () => abort.abort();
-  }, [load]);
 
   const pending = list?.filter((i) => i.status === 'pending') ?? [];
   const ended = list?.filter((i) => i.status !== 'pending') ?? [];

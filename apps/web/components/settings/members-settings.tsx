@@ -1,10 +1,9 @@
 'use client';
 
-import { useCallback, useEffect, useId, useState } from 'react';
+import { useId, useState } from 'react';
 import { useRouter } from 'next/navigation';
 import type { MemberView, MembershipRole } from '@lazyboy/contracts';
 import { fill } from '../../locales';
-import { isAbort } from '../../lib/api';
 import { workspaces } from '../../lib/endpoints';
 import { errorText } from '../../lib/error-text';
 import { useT } from '../../lib/i18n';
@@ -14,6 +13,7 @@ import { ConfirmDialog } from '../dialog';
 import { ErrorBanner } from '../error-banner';
 import { InvitationsSection } from './invitations-section';
 import { AskAnOwner, SettingsSection } from './settings-frame';
+import { useWorkspaceItems } from './use-workspace-items';
 
 type Dialog = { kind: 'remove'; member: MemberView } | { kind: 'leave' };
 
@@ -22,32 +22,17 @@ export function MembersSettings() {
   const t = useT();
   const router = useRouter();
   const { me, workspace, refreshMe } = useShell();
-  const [members, setMembers] = useState<MemberView[] | null>(null);
-  const [loadError, setLoadError] = useState<unknown>(null);
+  const {
+    items: members,
+    setItems: setMembers,
+    error: loadError,
+    reload: load,
+  } = useWorkspaceItems<MemberView>(workspaces.members);
   const [actionError, setActionError] = useState<string | null>(null);
   const [busyId, setBusyId] = useState<string | null>(null);
   const [dialog, setDialog] = useState<Dialog | null>(null);
   const [dialogError, setDialogError] = useState<string | null>(null);
   const manager = canManage(workspace.role);
-
-  const load = useCallback(
-    async (signal?: AbortSignal) => {
-      try {
-        const list = await workspaces.members(workspace.id, signal);
-        setMembers(list.items);
-        setLoadError(null);
-      } catch (failure) {
-        if (!isAbort(failure)) setLoadError(failure);
-      }
-    },
-    [workspace.id],
-  );
-
-  useEffect(() => {
-    const abort = new AbortController();
-    void load(abort.signal);
-    return () => abort.abort();
-  }, [load]);
 
   async function changeRole(member: MemberView, role: MembershipRole) {
     setBusyId(member.userId);

@@ -82,3 +82,27 @@ export function SavedNote({ shown }: { shown: boolean }) {
     </span>
   );
 }
+
+interface SaveActionsProps {
+  /** "Saved" shows: the last save went through and nothing was changed since. */
+  saved: boolean;
+  saving: boolean;
+  disabled: boolean;
+  testId: string;
+  /** Buttons before Save (a test). */
+  children?: ReactNode;
+}
+
+/** A settings form's last row: "Saved", any other buttons, and Save. */
+export function SaveActions({ saved, saving, disabled, testId, children }: SaveActionsProps) {
+  const t = useT();
+  return (
+    <div className="form-actions">
+      <SavedNote shown={saved} />
+      {children}
+      <button type="submit" className="button button-primary" data-testid={testId} disabled={disabled}>
+        {saving ? t.pleaseWait : t.save}
+      </button>
+    </div>
+  );
+}

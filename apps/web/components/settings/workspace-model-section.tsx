@@ -1,6 +1,6 @@
 'use client';
 
-import { useEffect, useId, useState, type FormEvent } from 'react';
+import { useEffect, useId, useState } from 'react';
 import type {
   LocalModelServerListView,
   LocalModelServerView,
@@ -13,15 +13,16 @@ import type {
 import { fill } from '../../locales';
 import { isAbort } from '../../lib/api';
 import { workspaceModel, workspaces } from '../../lib/endpoints';
-import { errorText } from '../../lib/error-text';
 import { useT } from '../../lib/i18n';
 import { PROVIDER_LABEL, PROVIDER_SHORT, baseUrlOptional, isHttpProvider } from '../../lib/model-providers';
 import { runErrorText } from '../../lib/run-error-text';
 import { useShell } from '../../lib/shell-context';
 import { ApiKeyField, KEEP_KEY, keyRequest, type KeyChange } from './api-key-field';
+import { FormError } from '../form-error';
 import { ProviderText } from '../provider-text';
 import { ModelNameField } from './model-name-field';
-import { SavedNote, SettingsSection } from './settings-frame';
+import { SaveActions, SettingsSection } from './settings-frame';
+import { useSettingsSave } from './use-settings-save';
 
 const LOCAL_SERVER_NAME: Record<LocalModelServerView['kind'], string> = {
   ollama: 'Ollama',
@@ -68,9 +69,6 @@ export function WorkspaceModelSection({ view, onSaved }: WorkspaceModelSectionPr
   const [modelName, setModelName] = useState(model.settings.model ?? '');
   const [modelPath, setModelPath] = useState(model.settings.modelPath ?? '');
   const [key, setKey] = useState<KeyChange>(KEEP_KEY);
-  const [busy, setBusy] = useState<'save' | 'test' | null>(null);
-  const [saved, setSaved] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const [test, setTest] = useState<ModelTestView | null>(null);
   const ids = { source: useId(), provider: useId(), baseUrl: useId(), modelPath: useId() };
 
@@ -113,6 +111,23 @@ export function WorkspaceModelSection({ view, onSaved }: WorkspaceModelSectionPr
     setKey(KEEP_KEY);
   }
 
+  const save = useSettingsSave({
+    canSave: dirty && !missingUrl,
+    save: () => {
+      const apiKey = keyRequest(keyChange);
+      return workspaces.update(view.id, {
+        ...(settingsChanged ? { modelSettings: settings } : {}),
+        ...(apiKey !== undefined ? { modelApiKey: apiKey } : {}),
+      });
+    },
+    onSaved: (next) => {
+      onSaved(next);
+      reset(next);
+      // Whether each agent has a usable model follows from these settings.
+      reloadBots();
+    },
+  });
+
   function pickServer(server: LocalModelServerView) {
     setUseHost(false);
     setProvider(server.provider);
@@ -120,45 +135,15 @@ export function WorkspaceModelSection({ view, onSaved }: WorkspaceModelSectionPr
     openKeyIfMoved(server.provider, server.baseUrl);
     if (server.models[0] && !server.models.includes(modelName)) setModelName(server.models[0]);
     setTest(null);
-    setSaved(false);
+    save.markDirty();
   }
 
-  async function save(event: FormEvent) {
-    event.preventDefault();
-    if (!dirty || busy || missingUrl) return;
-    setBusy('save');
-    setError(null);
-    setSaved(false);
-    const apiKey = keyRequest(keyChange);
-    try {
-      const next = await workspaces.update(view.id, {
-        ...(settingsChanged ? { modelSettings: settings } : {}),
-        ...(apiKey !== undefined ? { modelApiKey: apiKey } : {}),
-      });
-      onSaved(next);
-      reset(next);
-      setSaved(true);
-      // Whether each agent has a usable model follows from these settings.
-      reloadBots();
-    } catch (failure) {
-      setError(errorText(failure, t));
-    } finally {
-      setBusy(null);
-    }
-  }
-
-  async function runTest() {
-    setBusy('test');
-    setError(null);
+  function runTest() {
     setTest(null);
     const apiKey = keyChange.kind === 'set' ? keyRequest(keyChange) : undefined;
-    try {
-      setTest(await workspaceModel.test(view.id, { modelSettings: settings, ...(apiKey ? { modelApiKey: apiKey } : {}) }));
-    } catch (failure) {
-      setError(errorText(failure, t));
-    } finally {
-      setBusy(null);
-    }
+    return save.run('test', async () =>
+      setTest(await workspaceModel.test(view.id, { modelSettings: settings, ...(apiKey ? { modelApiKey: apiKey } : {}) })),
+    );
   }
 
   const providers: ModelProvider[] = ['openai-chat', 'xai', 'openai-responses'];
@@ -168,7 +153,7 @@ export function WorkspaceModelSection({ view, onSaved }: WorkspaceModelSectionPr
     <SettingsSection title={t.workspaceModelTitle} description={t.workspaceModelText} testId="workspace-model">
       <ReadinessLine readiness={model.readiness} />
       <LocalServers workspaceId={view.id} allowed={model.localModelServersAllowed} onPick={pickServer} />
-      <form className="settings-form" onSubmit={(event) => void save(event)}>
+      <form className="settings-form" onSubmit={(event) => void save.submit(event)}>
         {(hostOffered || model.hostModel === 'not_for_this_workspace') && (
           <fieldset className="choice-group">
             <legend className="visually-hidden">{t.workspaceModelTitle}</legend>
@@ -289,31 +274,23 @@ export function WorkspaceModelSection({ view, onSaved }: WorkspaceModelSectionPr
           </>
         )}
         {test && <TestResult test={test} />}
-        {error && (
-          <p className="form-error" role="alert" data-testid="workspace-model-error">
-            {error}
-          </p>
-        )}
-        <div className="form-actions">
-          <SavedNote shown={saved && !dirty} />
+        <FormError error={save.error} testId="workspace-model-error" />
+        <SaveActions
+          saved={save.saved && !dirty}
+          saving={save.pending === 'save'}
+          disabled={save.pending !== null || !dirty || missingUrl}
+          testId="workspace-model-save"
+        >
           <button
             type="button"
             className="button"
             data-testid="workspace-model-test"
-            disabled={busy !== null || missingUrl}
+            disabled={save.pending !== null || missingUrl}
             onClick={() => void runTest()}
           >
-            {busy === 'test' ? t.modelTesting : t.modelTest}
+            {save.pending === 'test' ? t.modelTesting : t.modelTest}
           </button>
-          <button
-            type="submit"
-            className="button button-primary"
-            data-testid="workspace-model-save"
-            disabled={busy !== null || !dirty || missingUrl}
-          >
-            {busy === 'save' ? t.pleaseWait : t.save}
-          </button>
-        </div>
+        </SaveActions>
       </form>
     </SettingsSection>
   );

@@ -1,6 +1,6 @@
 'use client';
 
-import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useId, useMemo, useState } from 'react';
 import Link from 'next/link';
 import type { WorkspaceView } from '@lazyboy/contracts';
 import { isAbort } from '../../lib/api';
@@ -10,7 +10,9 @@ import { useT } from '../../lib/i18n';
 import { canManage } from '../../lib/roles';
 import { useShell } from '../../lib/shell-context';
 import { ErrorBanner } from '../error-banner';
-import { SavedNote, SettingsSection } from './settings-frame';
+import { FormError } from '../form-error';
+import { SaveActions, SettingsSection } from './settings-frame';
+import { useSettingsSave } from './use-settings-save';
 import { WorkspaceModelSection } from './workspace-model-section';
 
 /** /settings: the workspace's name, time zone and model, for owners and admins. */
@@ -65,9 +67,6 @@ function GeneralSection({ view, onSaved }: { view: WorkspaceView; onSaved(view: 
   const zones = useTimeZones();
   const [name, setName] = useState(view.name);
   const [timezone, setTimezone] = useState(view.timezone);
-  const [busy, setBusy] = useState(false);
-  const [saved, setSaved] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const ids = { name: useId(), timezone: useId(), zones: useId() };
   const changes = {
     ...(name.trim() !== view.name ? { name: name.trim() } : {}),
@@ -75,30 +74,21 @@ function GeneralSection({ view, onSaved }: { view: WorkspaceView; onSaved(view: 
   };
   const dirty = Object.keys(changes).length > 0;
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    if (!dirty || busy || !name.trim() || !timezone.trim()) return;
-    setBusy(true);
-    setError(null);
-    setSaved(false);
-    try {
-      const next = await workspaces.update(view.id, changes);
+  const save = useSettingsSave({
+    canSave: dirty && name.trim() !== '' && timezone.trim() !== '',
+    save: () => workspaces.update(view.id, changes),
+    onSaved: (next) => {
       onSaved(next);
       setName(next.name);
       setTimezone(next.timezone);
-      setSaved(true);
       // The sidebar's workspace switcher shows the name from the person's workspace list.
       if (changes.name) refreshMe();
-    } catch (failure) {
-      setError(errorText(failure, t));
-    } finally {
-      setBusy(false);
-    }
-  }
+    },
+  });
 
   return (
     <SettingsSection title={t.settingsGeneral} testId="settings-general">
-      <form className="settings-form" onSubmit={(event) => void submit(event)}>
+      <form className="settings-form" onSubmit={(event) => void save.submit(event)}>
         <label htmlFor={ids.name} className="field-label">
           {t.settingsWorkspaceName}
         </label>
@@ -110,7 +100,7 @@ function GeneralSection({ view, onSaved }: { view: WorkspaceView; onSaved(view: 
           required
           onChange={(event) => {
             setName(event.target.value);
-            setSaved(false);
+            save.markDirty();
           }}
         />
         <label htmlFor={ids.timezone} className="field-label">
@@ -127,7 +117,7 @@ function GeneralSection({ view, onSaved }: { view: WorkspaceView; onSaved(view: 
           autoComplete="off"
           onChange={(event) => {
             setTimezone(event.target.value);
-            setSaved(false);
+            save.markDirty();
           }}
         />
         <datalist id={ids.zones}>
@@ -136,22 +126,13 @@ function GeneralSection({ view, onSaved }: { view: WorkspaceView; onSaved(view: 
           ))}
         </datalist>
         <p className="field-hint">{t.settingsTimezoneHint}</p>
-        {error && (
-          <p className="form-error" role="alert">
-            {error}
-          </p>
-        )}
-        <div className="form-actions">
-          <SavedNote shown={saved && !dirty} />
-          <button
-            type="submit"
-            className="button button-primary"
-            data-testid="settings-general-save"
-            disabled={busy || !dirty || !name.trim()}
-          >
-            {busy ? t.pleaseWait : t.save}
-          </button>
-        </div>
+        <FormError error={save.error} />
+        <SaveActions
+          saved={save.saved && !dirty}
+          saving={save.pending === 'save'}
+          disabled={save.pending !== null || !dirty || !name.trim()}
+          testId="settings-general-save"
+        />
       </form>
     </SettingsSection>
   );
