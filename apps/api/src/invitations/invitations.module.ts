@@ -1,14 +1,17 @@
 import { Module } from '@nestjs/common';
 import { SignupRateLimiter } from '../auth/signup-rate-limiter.js';
+import { MailModule } from '../mail/mail.module.js';
 import { InvitationsController } from './invitations.controller.js';
 import { InvitationsRepository } from './invitations.repository.js';
 import { InvitationsService } from './invitations.service.js';
 
 /**
  * Workspace invitations. Exports InvitationsService for sign-up (AuthModule). Needs the global
- * TenancyCoreModule, AuditModule, InstanceSettingsModule and RedisModule (the look-up limit).
+ * TenancyCoreModule, AuditModule, InstanceSettingsModule and RedisModule (the look-up limit); MailModule
+ * mails the links when the instance has a transport.
  */
 @Module({
+  imports: [MailModule],
   controllers: [InvitationsController],
   providers: [InvitationsService, InvitationsRepository, SignupRateLimiter],
   exports: [InvitationsService],
