@@ -181,6 +181,7 @@ export const en: Messages = {
   mailFailure_auth: "the mail server refused the server's sign-in",
   mailFailure_recipient_refused: 'the mail server refused this address',
   mailFailure_refused: 'the mail server refused the mail',
+  mailFailure_rate_limited: 'too many invitation mails this hour',
   mailFailure_other: 'an unexpected error',
   invitationsTitle: 'Pending invitations',
   invitationsEmpty: 'No pending invitations.',

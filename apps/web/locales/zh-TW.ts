@@ -176,6 +176,7 @@ export const zhTW = {
   mailFailure_auth: '郵件伺服器拒絕了本站的登入帳號',
   mailFailure_recipient_refused: '郵件伺服器拒收這個地址',
   mailFailure_refused: '郵件伺服器拒收這封信',
+  mailFailure_rate_limited: '這一小時寄出的邀請信太多了',
   mailFailure_other: '發生未預期的錯誤',
   invitationsTitle: '待接受的邀請',
   invitationsEmpty: '目前沒有待接受的邀請。',

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { SignupRateLimiter } from '../auth/signup-rate-limiter.js';
 import { MailModule } from '../mail/mail.module.js';
+import { InvitationMailLimiter } from './invitation-mail-limiter.js';
 import { InvitationsController } from './invitations.controller.js';
 import { InvitationsRepository } from './invitations.repository.js';
 import { InvitationsService } from './invitations.service.js';
@@ -13,7 +14,7 @@ import { InvitationsService } from './invitations.service.js';
 @Module({
   imports: [MailModule],
   controllers: [InvitationsController],
-  providers: [InvitationsService, InvitationsRepository, SignupRateLimiter],
+  providers: [InvitationsService, InvitationsRepository, SignupRateLimiter, InvitationMailLimiter],
   exports: [InvitationsService],
 })
 export class InvitationsModule {}

@@ -22,6 +22,7 @@ import { WorkspaceAccess } from '../tenancy/workspace-access.js';
 import { toSummary } from '../tenancy/workspace-views.js';
 import { acceptRefused, createRefused } from './invitation-errors.js';
 import { invitationMail } from './invitation-mail.js';
+import { InvitationMailLimiter } from './invitation-mail-limiter.js';
 import { invitationStatus, toInvitationView } from './invitation-views.js';
 import { InvitationsRepository, type Accepted, type InvitationRow, type InvitedAccount } from './invitations.repository.js';
 
@@ -50,6 +51,7 @@ export class InvitationsService {
     private readonly instance: InstanceSettingsService,
     private readonly limiter: SignupRateLimiter,
     private readonly audit: AuditService,
+    private readonly mailLimiter: InvitationMailLimiter,
     @Inject(MAIL_TRANSPORT) private readonly mail: MailTransport | null,
     @Inject(API_CONFIG) private readonly config: ApiConfig,
   ) {}
@@ -96,6 +98,9 @@ export class InvitationsService {
     const publicUrl = this.config.LAZYBOY_PUBLIC_URL;
     if (!this.mail || publicUrl === undefined) return { delivery: 'not_configured', deliveryFailure: null };
     try {
+      if (!(await this.mailLimiter.allow(row.email, principal.userId))) {
+        throw new MailDeliveryError('rate_limited', 'too many invitation mails to this address or from this inviter in the hour');
+      }
       const facts = await this.invitations.preview(sha256Hex(token));
       if (!facts) throw new MailDeliveryError('other', 'the invitation was gone before its mail was written');
       await this.mail.send(

@@ -3,6 +3,7 @@ import { ConsoleLogger, type INestApplication } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { InstanceSettingsService } from '../instance/instance-settings.service.js';
+import { INVITATION_MAILS_PER_RECIPIENT } from '../invitations/invitation-mail-limiter.js';
 import { PrismaService } from '../persistence/prisma.service.js';
 import { startTestApp, type TestApp } from '../testing/test-app.js';
 import { testApiConfig } from '../testing/test-config.js';
@@ -160,6 +161,16 @@ describe('invitation links by mail', () => {
       await unreachable.close();
       logEverything(api.app);
     }
+  });
+
+  it('mails one address no more than its hourly share, however often it is invited; the invitation is made anyway', async () => {
+    const email = newEmail('often');
+    for (let i = 0; i < INVITATION_MAILS_PER_RECIPIENT; i++) expect((await invite(api, email)).body.delivery).toBe('mailed');
+    const held = await invite(api, email);
+    expect(held.body).toMatchObject({ email, status: 'pending', delivery: 'failed', deliveryFailure: 'rate_limited' });
+    expect(smtp.mails.filter((mail) => mail.envelope.to.includes(email))).toHaveLength(INVITATION_MAILS_PER_RECIPIENT);
+    // The held-back invitation is the pending one, its link good to copy.
+    await signUp(api.url, { email, invitationToken: held.body.token });
   });
 
   it('tells instance admins whether mail is configured', async () => {

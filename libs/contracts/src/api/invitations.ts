@@ -76,6 +76,8 @@ export const mailFailureReasonSchema = z.enum([
   'recipient_refused',
   /** The server refused the sender or the message. */
   'refused',
+  /** Not sent: this address (or this inviter) had its hour's share of invitation mails already. */
+  'rate_limited',
   'other',
 ]);
 export type MailFailureReason = z.infer<typeof mailFailureReasonSchema>;
