@@ -88,6 +88,119 @@ export const trustedProxiesSchema = z
   })
   .describe('Comma-separated IPs and CIDR blocks of the reverse proxies in front (default none): only they may name the client');
 
+/** Where mail goes and as whom: LAZYBOY_SMTP_URL, read. The password is a secret: never log or show it. */
+export interface SmtpSettings {
+  /** smtps://: TLS from the first byte; smtp://: STARTTLS when the server offers it. */
+  secure: boolean;
+  host: string;
+  port: number;
+  user?: string;
+  password?: string;
+}
+
+/** An unset variable and an empty one are the same: nothing configured. */
+const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : value);
+
+// Messages name what is wrong, never the value: the URL may hold the password.
+const smtpUrlSchema = z.preprocess(
+  unsetIfEmpty,
+  z
+    .string()
+    .optional()
+    .transform((value, ctx): SmtpSettings | undefined => {
+      if (value === undefined) return undefined;
+      const refuse = (message: string) => {
+        ctx.addIssue({ code: 'custom', message });
+        return z.NEVER;
+      };
+      let url: URL;
+      try {
+        url = new URL(value);
+      } catch {
+        return refuse('is not a URL: smtp://[user:password@]host[:port] or smtps://…');
+      }
+      if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') return refuse('must start with smtp:// or smtps://');
+      const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+      if (host === '') return refuse('names no host');
+      if ((url.pathname !== '' && url.pathname !== '/') || url.search !== '' || url.hash !== '') {
+        return refuse('takes no path, query or fragment: smtp://[user:password@]host[:port]');
+      }
+      const secure = url.protocol === 'smtps:';
+      const port = url.port === '' ? (secure ? 465 : 587) : Number(url.port);
+      if (port === 0) return refuse('port 0 is no SMTP server');
+      let user: string | undefined;
+      let password: string | undefined;
+      try {
+        user = url.username === '' ? undefined : decodeURIComponent(url.username);
+        password = url.password === '' ? undefined : decodeURIComponent(url.password);
+      } catch {
+        return refuse('has a user or password that is not percent-encoded right');
+      }
+      if (password !== undefined && user === undefined) return refuse('has a password without a user');
+      return { secure, host, port, ...(user !== undefined ? { user } : {}), ...(password !== undefined ? { password } : {}) };
+    }),
+);
+
+/**
+ * The web app's origin as people reach it (http or https, no path): links in mails start with it.
+ * Normalised to the origin, so a trailing slash does not double.
+ */
+export const publicUrlSchema = z.preprocess(
+  unsetIfEmpty,
+  z
+    .string()
+    .optional()
+    .transform((value, ctx): string | undefined => {
+      if (value === undefined) return undefined;
+      let url: URL;
+      try {
+        url = new URL(value);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'is not a URL: https://lazyboy.example.com' });
+        return z.NEVER;
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+        ctx.addIssue({ code: 'custom', message: 'must be an http:// or https:// URL' });
+        return z.NEVER;
+      }
+      if (url.username !== '' || url.password !== '' || url.pathname !== '/' || url.search !== '' || url.hash !== '') {
+        ctx.addIssue({ code: 'custom', message: 'must be an origin only: no credentials, path, query or fragment' });
+        return z.NEVER;
+      }
+      return url.origin;
+    }),
+);
+
+/** The API's optional mail transport (invitation links by mail); `lazyboy up` checks the same before it starts anything. */
+export const mailEnvShape = {
+  LAZYBOY_SMTP_URL: smtpUrlSchema.describe(
+    'smtp://[user:password@]host[:port] (STARTTLS when offered) or smtps://… (TLS): invitation links are mailed through it',
+  ),
+  LAZYBOY_MAIL_FROM: z
+    .preprocess(unsetIfEmpty, z.email().optional())
+    .describe('The address mails come from; required with LAZYBOY_SMTP_URL'),
+  LAZYBOY_PUBLIC_URL: publicUrlSchema.describe(
+    "The web app's origin as people reach it, for links in mails; required with LAZYBOY_SMTP_URL",
+  ),
+};
+
+/** A mail transport needs a sender and the origin its links point at. */
+export function checkMailEnv(
+  env: {
+    LAZYBOY_SMTP_URL?: SmtpSettings | undefined;
+    LAZYBOY_MAIL_FROM?: string | undefined;
+    LAZYBOY_PUBLIC_URL?: string | undefined;
+  },
+  ctx: z.RefinementCtx,
+): void {
+  if (env.LAZYBOY_SMTP_URL === undefined) return;
+  for (const name of ['LAZYBOY_MAIL_FROM', 'LAZYBOY_PUBLIC_URL'] as const) {
+    if (env[name] === undefined) ctx.addIssue({ code: 'custom', path: [name], message: 'required when LAZYBOY_SMTP_URL is set' });
+  }
+}
+
+export const mailEnvSchema = z.object(mailEnvShape).superRefine(checkMailEnv);
+
 const seconds = (fallback: number, min = 1) => z.coerce.number().int().min(min).max(31_536_000).default(fallback);
 
 export const apiEnvSchema = z
@@ -224,8 +337,10 @@ export const apiEnvSchema = z
       .describe('Local pool driver: the lowest X display base it gives a computer (each takes TEAM_SCREEN_LIMIT displays)'),
     LAZYBOY_EGRESS_PRIVATE_NETWORKS: privateNetworksEnv,
     LAZYBOY_EGRESS_ALLOWED_DOMAINS: allowedDomainsEnv,
+    ...mailEnvShape,
   })
   .superRefine((env, ctx) => {
+    checkMailEnv(env, ctx);
     if (env.LAZYBOY_ACCOUNT_COOLDOWN_MAX_SECONDS < env.LAZYBOY_ACCOUNT_COOLDOWN_SECONDS) {
       ctx.addIssue({
         code: 'custom',
@@ -319,6 +434,10 @@ export const stackEnvSchema = z
     LAZYBOY_REDIS_PORT: port(0).describe('Redis port; 0 picks a free one on first start and keeps it'),
     // Checked here so a bad list stops `up` at once; only the web server is given it (see app-processes.ts).
     LAZYBOY_TRUSTED_PROXIES: trustedProxiesSchema,
+    // Handed to the API; `up` makes it from LAZYBOY_HOST and the web port when unset (see up.ts).
+    LAZYBOY_PUBLIC_URL: publicUrlSchema.describe(
+      "The web app's origin as people reach it, for links in mails (default: the printed URL unless LAZYBOY_HOST is a wildcard)",
+    ),
   })
   .superRefine((env, ctx) => {
     // The API checks this too, but `up` always binds the API to loopback: the web app is what is exposed.

@@ -15,6 +15,8 @@ const FROM = {
   LAZYBOY_SESSION_TTL_HOURS: '12',
   LAZYBOY_SIGNUP: 'closed',
   LAZYBOY_DESKTOP_SESSION: 'xfce',
+  LAZYBOY_SMTP_URL: 'smtp://mailer:smtp-password@mail.example.test',
+  LAZYBOY_MAIL_FROM: 'lazyboy@example.test',
   AWS_SECRET_ACCESS_KEY: 'cloud-secret',
   SSH_AUTH_SOCK: '/tmp/agent.sock',
 };
@@ -46,6 +48,8 @@ describe('childEnv', () => {
       LAZYBOY_SESSION_TTL_HOURS: '12',
       LAZYBOY_SIGNUP: 'closed',
       LAZYBOY_DESKTOP_SESSION: 'xfce',
+      LAZYBOY_SMTP_URL: 'smtp://mailer:smtp-password@mail.example.test',
+      LAZYBOY_MAIL_FROM: 'lazyboy@example.test',
       DATABASE_URL: 'postgresql://x',
     });
   });

@@ -331,6 +331,8 @@ describe('admin dashboard endpoints', () => {
       allowLocalModelServers: false,
       signupPolicy: 'open',
       environmentModelScope: 'first_workspace',
+      // No LAZYBOY_SMTP_URL here (invitation-mail.spec has one).
+      mailConfigured: false,
       updatedAt: null,
     });
     const refused = await createBot(ollama).expect(400);
@@ -353,6 +355,7 @@ describe('admin dashboard endpoints', () => {
       allowLocalModelServers: true,
       signupPolicy: 'open',
       environmentModelScope: 'first_workspace',
+      mailConfigured: false,
       updatedAt: expect.any(String),
     });
     await as(admin).patch('/api/admin/settings', { allowLocalModelServers: true }).expect(200);

@@ -24,4 +24,83 @@ describe('loadApiConfig', () => {
     expect(loadApiConfig({ ...required, LAZYBOY_SIGNUP: 'closed' }).LAZYBOY_SIGNUP).toBe('closed');
     expect(() => loadApiConfig({ ...required, LAZYBOY_SIGNUP: 'everyone' })).toThrow(/LAZYBOY_SIGNUP/);
   });
+
+  describe('the mail transport', () => {
+    const mail = { LAZYBOY_MAIL_FROM: 'lazyboy@example.test', LAZYBOY_PUBLIC_URL: 'https://lazyboy.example.test/' };
+
+    it('is optional: unset (or empty) means none', () => {
+      expect(loadApiConfig(required).LAZYBOY_SMTP_URL).toBeUndefined();
+      expect(loadApiConfig({ ...required, LAZYBOY_SMTP_URL: '', LAZYBOY_MAIL_FROM: '' }).LAZYBOY_SMTP_URL).toBeUndefined();
+    });
+
+    it('reads smtp:// and smtps:// URLs, with a percent-encoded account and the usual ports', () => {
+      const config = loadApiConfig({
+        ...required,
+        ...mail,
+        LAZYBOY_SMTP_URL: 'smtp://mail%40team:p%40ss%3Aw%C3%B6rd@mail.example.test:2525',
+      });
+      expect(config.LAZYBOY_SMTP_URL).toEqual({
+        secure: false,
+        host: 'mail.example.test',
+        port: 2525,
+        user: 'mail@team',
+        password: 'p@ss:wörd',
+      });
+      expect(config.LAZYBOY_PUBLIC_URL).toBe('https://lazyboy.example.test');
+      expect(loadApiConfig({ ...required, ...mail, LAZYBOY_SMTP_URL: 'smtps://mail.example.test' }).LAZYBOY_SMTP_URL).toEqual({
+        secure: true,
+        host: 'mail.example.test',
+        port: 465,
+      });
+      expect(loadApiConfig({ ...required, ...mail, LAZYBOY_SMTP_URL: 'smtp://[::1]' }).LAZYBOY_SMTP_URL).toEqual({
+        secure: false,
+        host: '::1',
+        port: 587,
+      });
+    });
+
+    it('refuses to start without a sender or the public URL, naming them', () => {
+      const load = () => loadApiConfig({ ...required, LAZYBOY_SMTP_URL: 'smtp://mail.example.test' });
+      expect(load).toThrow(/LAZYBOY_MAIL_FROM: required when LAZYBOY_SMTP_URL is set/);
+      expect(load).toThrow(/LAZYBOY_PUBLIC_URL: required when LAZYBOY_SMTP_URL is set/);
+      expect(() =>
+        loadApiConfig({ ...required, ...mail, LAZYBOY_SMTP_URL: 'smtp://m.example.test', LAZYBOY_MAIL_FROM: 'not an address' }),
+      ).toThrow(/LAZYBOY_MAIL_FROM/);
+    });
+
+    it('refuses a URL it cannot use, without printing it (it may hold the password)', () => {
+      for (const url of [
+        'http://user:hunter2secret@mail.example.test',
+        'smtp://user:hunter2secret@mail.example.test:99999',
+        'smtp://user:hunter2secret@mail.example.test/path',
+        'smtp://user:hunter2secret@mail.example.test?proxy=socks://x',
+        'smtp://:hunter2secret@mail.example.test',
+        'smtp://user:hunter2secret%zz@mail.example.test',
+        'smtp://user:hunter2secret@',
+        'not a url hunter2secret',
+      ]) {
+        let message = '';
+        try {
+          loadApiConfig({ ...required, ...mail, LAZYBOY_SMTP_URL: url });
+        } catch (error) {
+          expect(error).toBeInstanceOf(ConfigError);
+          message = (error as Error).message;
+        }
+        expect(message).toMatch(/LAZYBOY_SMTP_URL: /);
+        expect(message).not.toContain('hunter2secret');
+      }
+    });
+
+    it('takes an origin only as the public URL', () => {
+      for (const url of [
+        'ftp://lazyboy.example.test',
+        'https://lazyboy.example.test/app',
+        'https://u:p@lazyboy.example.test',
+        'https://x.test/?a=1',
+        'lazyboy',
+      ]) {
+        expect(() => loadApiConfig({ ...required, LAZYBOY_PUBLIC_URL: url })).toThrow(/LAZYBOY_PUBLIC_URL/);
+      }
+    });
+  });
 });

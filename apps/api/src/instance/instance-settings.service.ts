@@ -102,6 +102,7 @@ export class InstanceSettingsService {
           : allForAll
             ? 'all_workspaces'
             : 'first_workspace',
+      mailConfigured: this.config.LAZYBOY_SMTP_URL !== undefined,
       updatedAt: row?.updatedAt.toISOString() ?? null,
     };
   }

@@ -1,9 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   invitationPath,
   type CreatedInvitationView,
   type CreateInvitationRequest,
+  type InvitationDelivery,
   type InvitationPreviewView,
+  type MailFailureReason,
   type InvitationView,
   type WorkspaceSummaryView,
 } from '@lazyboy/contracts';
@@ -12,24 +14,36 @@ import type { Principal } from '../auth/principal.js';
 import { randomSecret, sha256Hex } from '../auth/secrets.js';
 import { SignupRateLimiter } from '../auth/signup-rate-limiter.js';
 import { conflict, forbidden, notFound } from '../common/api-error.js';
+import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
 import { InstanceSettingsService } from '../instance/instance-settings.service.js';
+import { MAIL_TRANSPORT, MailDeliveryError, type MailTransport } from '../mail/mail-transport.js';
 import { TenancyRepository } from '../tenancy/tenancy.repository.js';
 import { WorkspaceAccess } from '../tenancy/workspace-access.js';
 import { toSummary } from '../tenancy/workspace-views.js';
 import { acceptRefused, createRefused } from './invitation-errors.js';
+import { invitationMail } from './invitation-mail.js';
+import { InvitationMailLimiter } from './invitation-mail-limiter.js';
 import { invitationStatus, toInvitationView } from './invitation-views.js';
-import { InvitationsRepository, type Accepted, type InvitedAccount } from './invitations.repository.js';
+import { InvitationsRepository, type Accepted, type InvitationRow, type InvitedAccount } from './invitations.repository.js';
 
 const DAY_MS = 24 * 60 * 60 * 1_000;
+
+interface Delivery {
+  delivery: InvitationDelivery;
+  deliveryFailure: MailFailureReason | null;
+}
 
 /**
  * Invitations to a workspace: owners and admins make them (only owners for the owner role), list and revoke
  * them; whoever holds a link may look at it, and its email's person accepts it once, signing up through it
  * (AuthService) or signed in. The token exists only in the creation's answer and the link: the database
- * keeps its SHA-256, and no audit row or log line names it.
+ * keeps its SHA-256, and no audit row or log line names it. With a mail transport the link is also mailed
+ * to the invited address, after the invitation is stored: a mail that fails leaves the invitation as it is.
  */
 @Injectable()
 export class InvitationsService {
+  private readonly logger = new Logger(InvitationsService.name);
+
   constructor(
     private readonly invitations: InvitationsRepository,
     private readonly access: WorkspaceAccess,
@@ -37,6 +51,9 @@ export class InvitationsService {
     private readonly instance: InstanceSettingsService,
     private readonly limiter: SignupRateLimiter,
     private readonly audit: AuditService,
+    private readonly mailLimiter: InvitationMailLimiter,
+    @Inject(MAIL_TRANSPORT) private readonly mail: MailTransport | null,
+    @Inject(API_CONFIG) private readonly config: ApiConfig,
   ) {}
 
   async create(
@@ -72,7 +89,49 @@ export class InvitationsService {
       },
       ip,
     });
-    return { ...toInvitationView(row), token, path: invitationPath(token) };
+    const delivery = await this.mailLink(principal, row, token, ip);
+    return { ...toInvitationView(row), token, path: invitationPath(token), ...delivery };
+  }
+
+  /** Mails the new invitation's link when there is a transport; a failure is logged and audited, never thrown. */
+  private async mailLink(principal: Principal, row: InvitationRow, token: string, ip?: string): Promise<Delivery> {
+    const publicUrl = this.config.LAZYBOY_PUBLIC_URL;
+    if (!this.mail || publicUrl === undefined) return { delivery: 'not_configured', deliveryFailure: null };
+    try {
+      if (!(await this.mailLimiter.allow(row.email, principal.userId))) {
+        throw new MailDeliveryError('rate_limited', 'too many invitation mails to this address or from this inviter in the hour');
+      }
+      const facts = await this.invitations.preview(sha256Hex(token));
+      if (!facts) throw new MailDeliveryError('other', 'the invitation was gone before its mail was written');
+      await this.mail.send(
+        invitationMail({
+          to: row.email,
+          link: `${publicUrl}${invitationPath(token)}`,
+          workspaceName: facts.workspaceName,
+          inviterDisplayName: facts.inviterDisplayName,
+          role: row.role,
+          expiresAt: row.expiresAt,
+        }),
+      );
+      return { delivery: 'mailed', deliveryFailure: null };
+    } catch (error) {
+      // Only a MailDeliveryError's text is known to be clean of the token and the SMTP password.
+      const failure =
+        error instanceof MailDeliveryError
+          ? error
+          : new MailDeliveryError('other', error instanceof Error ? error.name : 'unknown error');
+      this.logger.warn(`invitation ${row.id}: the link was not mailed: ${failure.message}`);
+      await this.audit.record({
+        workspaceId: row.workspaceId,
+        actorUserId: principal.userId,
+        action: 'invitation.mail_failed',
+        targetType: 'invitation',
+        targetId: row.id,
+        details: { email: row.email, reason: failure.reason },
+        ip,
+      });
+      return { delivery: 'failed', deliveryFailure: failure.reason };
+    }
   }
 
   async list(principal: Principal, workspaceId: string): Promise<InvitationView[]> {

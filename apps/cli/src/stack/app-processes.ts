@@ -12,6 +12,8 @@ export interface AppProcessContext {
   redisUrl: string;
   webHost: string;
   adminEmail: string;
+  /** LAZYBOY_PUBLIC_URL for the API (links in mails): the caller's, else the printed URL; unset for a wildcard host. */
+  publicUrl: string | undefined;
 }
 
 /** Set for every app process. */
@@ -52,6 +54,8 @@ export function startApi(ctx: AppProcessContext): Promise<ManagedProcess> {
       // Only the web server stands in front of this API, and it proves itself with a signed header: a
       // proxy list meant for the web server would let every local process name its own address here.
       LAZYBOY_TRUSTED_PROXIES: '',
+      // LAZYBOY_SMTP_URL and LAZYBOY_MAIL_FROM come from the caller's environment (checked by `up`).
+      ...(ctx.publicUrl !== undefined ? { LAZYBOY_PUBLIC_URL: ctx.publicUrl } : {}),
     }),
   );
 }
@@ -75,6 +79,15 @@ export function startWeb(ctx: AppProcessContext): Promise<ManagedProcess> {
     logFile: logFile(ctx.layout, 'web'),
   });
   return answering(ctx, `http://${urlHost(ctx.webHost)}:${ctx.ports.web}/healthz`, web);
+}
+
+/**
+ * The web app's origin as `up` prints it. A wildcard bind has none others can use (the printed 127.0.0.1
+ * reaches only this machine), so mail needs LAZYBOY_PUBLIC_URL then.
+ */
+export function defaultPublicUrl(host: string, webPort: number): string | undefined {
+  if (host === '0.0.0.0' || host === '::' || host === '[::]') return undefined;
+  return `http://${urlHost(host)}:${webPort}`;
 }
 
 /** `[::1]` for IPv6 literals in URLs. */

@@ -10,9 +10,9 @@ import {
   waitForHttp,
   type DatabaseRole,
 } from '@lazyboy/localstack';
-import { adminEmailSchema, parseEnv, stackEnvSchema } from '@lazyboy/contracts';
+import { adminEmailSchema, mailEnvSchema, parseEnv, stackEnvSchema } from '@lazyboy/contracts';
 import { z } from 'zod';
-import { startApi, startWeb, urlHost, type AppProcessContext } from './app-processes.js';
+import { defaultPublicUrl, startApi, startWeb, urlHost, type AppProcessContext } from './app-processes.js';
 import { stopComputerLeftovers } from './computer-leftovers.js';
 import { stopLeftovers } from './down.js';
 import { logFile, stackLayout } from './stack-layout.js';
@@ -67,6 +67,9 @@ export async function up(env: Record<string, string | undefined>, print: Print =
   const secrets = loadOrCreateSecrets(layout.secretsFile, env);
   const appRole: DatabaseRole = { name: APP_ROLE_NAME, password: secrets.databasePassword };
   const ports = await resolvePorts(config, readLastPorts(layout.portsFile));
+  const publicUrl = config.LAZYBOY_PUBLIC_URL ?? defaultPublicUrl(config.LAZYBOY_HOST, ports.web);
+  // The API would refuse these later, restarted again and again: said once here, before anything starts.
+  parseEnv(mailEnvSchema, { ...env, LAZYBOY_PUBLIC_URL: publicUrl });
   writeLastPorts(layout.portsFile, ports);
   const state: StackState = {
     supervisorPid: process.pid,
@@ -154,7 +157,16 @@ export async function up(env: Record<string, string | undefined>, print: Print =
     await migrateDatabase(databaseUrl);
     throwIfSignalled(signalled);
 
-    const ctx: AppProcessContext = { layout, ports, secrets, databaseUrl, redisUrl, webHost: config.LAZYBOY_HOST, adminEmail };
+    const ctx: AppProcessContext = {
+      layout,
+      ports,
+      secrets,
+      databaseUrl,
+      redisUrl,
+      webHost: config.LAZYBOY_HOST,
+      adminEmail,
+      publicUrl,
+    };
     print('starting the API and the web app…');
     await Promise.all([
       supervisor.start({ name: 'api', start: () => startApi(ctx) }),

@@ -101,6 +101,9 @@ export function AdminInstanceSettings() {
               <span className="field-hint">{t.adminAllowLocalModelsHint}</span>
             </span>
           </label>
+          <p className="field-hint" data-testid="admin-mail" data-mail-configured={String(view.mailConfigured)}>
+            {view.mailConfigured ? t.adminMailConfigured : t.adminMailNotConfigured}
+          </p>
           <p className="field-hint">
             {view.updatedAt
               ? fill(t.adminSettingsChangedAt, { at: formatDateTime(view.updatedAt, locale) })

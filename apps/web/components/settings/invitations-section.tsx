@@ -190,7 +190,10 @@ function InviteForm({ onCreated }: { onCreated(invitation: CreatedInvitationView
   );
 }
 
-/** The link of a new invitation: shown this once (the API keeps only its hash), to copy and hand on. */
+/**
+ * The link of a new invitation: shown this once (the API keeps only its hash), to copy and hand on; with
+ * what became of its mail when the server has a mail transport.
+ */
 function InvitationLink({ invitation, onDone }: { invitation: CreatedInvitationView; onDone(): void }) {
   const t = useT();
   const locale = useLocale();
@@ -198,7 +201,18 @@ function InvitationLink({ invitation, onDone }: { invitation: CreatedInvitationV
   const fieldId = useId();
   const link = new URL(invitation.path, window.location.origin).toString();
   return (
-    <div className="invite-link" data-testid="invite-link" role="status">
+    <div className="invite-link" data-testid="invite-link" data-delivery={invitation.delivery} role="status">
+      {invitation.delivery !== 'not_configured' && (
+        <p
+          className={`invite-delivery invite-delivery-${invitation.delivery}`}
+          data-testid="invite-delivery"
+          data-delivery={invitation.delivery}
+        >
+          {invitation.delivery === 'mailed'
+            ? fill(t.inviteMailed, { email: invitation.email })
+            : fill(t.inviteMailFailed, { reason: t[`mailFailure_${invitation.deliveryFailure ?? 'other'}`] })}
+        </p>
+      )}
       <label htmlFor={fieldId} className="field-label">
         {fill(t.inviteLinkFor, { email: invitation.email, role: t[`role_${invitation.role}`] })}
       </label>

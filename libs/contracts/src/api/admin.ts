@@ -124,6 +124,8 @@ export const instanceSettingsViewSchema = z.object({
   /** Who may sign up: LAZYBOY_SIGNUP until an instance admin sets it. */
   signupPolicy: signupPolicySchema,
   environmentModelScope: environmentModelScopeSchema,
+  /** LAZYBOY_SMTP_URL is set: invitation links are mailed (read-only: the environment decides). */
+  mailConfigured: z.boolean(),
   /** When an instance admin last changed a setting; null while the environment decides them all. */
   updatedAt: isoDateSchema.nullable(),
 });

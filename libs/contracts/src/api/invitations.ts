@@ -3,7 +3,8 @@ import { membershipRoleSchema, signupPolicySchema } from '../domain.js';
 import { emailSchema, idSchema, isoDateSchema } from './common.js';
 
 // Invitations to a workspace: a single-use link `/invite/<token>` for one email address, with a role and an
-// expiry. No mail is sent: the creator copies the link, shown once, when it is made.
+// expiry. The creator copies the link, shown once, when it is made; when the instance has a mail transport
+// (LAZYBOY_SMTP_URL), the link is also mailed to the invited address.
 
 export const INVITATION_DEFAULT_DAYS = 7;
 export const INVITATION_MAX_DAYS = 30;
@@ -51,11 +52,44 @@ export type InvitationView = z.infer<typeof invitationViewSchema>;
 export const invitationListViewSchema = z.object({ items: z.array(invitationViewSchema) });
 export type InvitationListView = z.infer<typeof invitationListViewSchema>;
 
+/** What became of the mail with a new invitation's link. */
+export const invitationDeliverySchema = z.enum([
+  'mailed',
+  /** The mail transport refused or could not be reached: the link is only in this answer, to copy. */
+  'failed',
+  /** The instance has no mail transport: copy the link. */
+  'not_configured',
+]);
+export type InvitationDelivery = z.infer<typeof invitationDeliverySchema>;
+
+/** Why a mail did not go out, told apart so people can act on it (never the server's own words). */
+export const mailFailureReasonSchema = z.enum([
+  /** Nothing answered at the SMTP URL's host and port (or its name does not resolve). */
+  'unreachable',
+  /** The server answered too slowly. */
+  'timeout',
+  /** TLS could not be set up (smtps:// to a plain server, a certificate that does not verify…). */
+  'tls',
+  /** The server refused the account of the SMTP URL. */
+  'auth',
+  /** The server refused the recipient's address. */
+  'recipient_refused',
+  /** The server refused the sender or the message. */
+  'refused',
+  /** Not sent: this address (or this inviter) had its hour's share of invitation mails already. */
+  'rate_limited',
+  'other',
+]);
+export type MailFailureReason = z.infer<typeof mailFailureReasonSchema>;
+
 /** Answer of an invitation's creation: the only time its token is shown. */
 export const createdInvitationViewSchema = invitationViewSchema.extend({
   token: invitationTokenSchema,
   /** `/invite/<token>`: the web app's origin in front makes the link to hand on. */
   path: z.string(),
+  delivery: invitationDeliverySchema,
+  /** Why the mail failed; null unless `delivery` is `failed`. */
+  deliveryFailure: mailFailureReasonSchema.nullable(),
 });
 export type CreatedInvitationView = z.infer<typeof createdInvitationViewSchema>;
 
