@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { ConsoleLogger, type INestApplication } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { InstanceSettingsService } from '../instance/instance-settings.service.js';
@@ -7,6 +6,7 @@ import { INVITATION_MAILS_PER_RECIPIENT } from '../invitations/invitation-mail-l
 import { PrismaService } from '../persistence/prisma.service.js';
 import { startTestApp, type TestApp } from '../testing/test-app.js';
 import { testApiConfig } from '../testing/test-config.js';
+import { captureOutput, logEverything } from '../testing/test-logs.js';
 import { startTestSmtpServer, type TestSmtpServer } from '../testing/test-smtp-server.js';
 import { signUp, type TestUser } from '../testing/test-users.js';
 
@@ -22,27 +22,6 @@ const LINK = new RegExp(`${PUBLIC_URL.replace(/[.]/g, '\\.')}/invite/([A-Za-z0-9
 
 const newEmail = (name: string) => `${name}-${randomUUID()}@example.test`;
 const smtpUrl = (port: number) => `smtp://${SMTP_USER}:${encodeURIComponent(SMTP_PASSWORD)}@127.0.0.1:${port}`;
-
-/** Everything the process writes to stdout and stderr from now on (the API's log lines). */
-function captureOutput(): { text(): string } {
-  const written: string[] = [];
-  for (const stream of [process.stdout, process.stderr]) {
-    const write = stream.write.bind(stream);
-    jest.spyOn(stream, 'write').mockImplementation(((chunk: unknown, ...rest: never[]) => {
-      written.push(String(chunk));
-      return write(chunk as string, ...rest);
-    }) as typeof stream.write);
-  }
-  return { text: () => written.join('') };
-}
-
-/**
- * Every log line of every level printed, as main.ts would. Nest's testing module swallows all but errors
- * (TestingLogger), and each app a test starts installs that again: call this after starting one.
- */
-function logEverything(app: INestApplication): void {
-  app.useLogger(new ConsoleLogger({ logLevels: ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'] }));
-}
 
 const asText = (value: unknown) => JSON.stringify(value, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
 
