@@ -48,6 +48,9 @@ describe('invitations in a real browser', () => {
       await page.getByTestId('invite-role').selectOption('member');
       await page.getByTestId('invite-submit').click();
       const link = await page.getByTestId('invite-link-url').inputValue();
+      // No mail transport here: the link is to copy, and the page does not pretend it was sent.
+      expect(await page.getByTestId('invite-link').getAttribute('data-delivery')).toBe('not_configured');
+      expect(await page.getByTestId('invite-delivery').count()).toBe(0);
       await page.locator('[data-testid="invitation-row"][data-status="pending"]').filter({ hasText: email }).waitFor();
       return link;
     } finally {
