@@ -28,34 +28,6 @@ export type MessageRole = z.infer<typeof messageRoleSchema>;
 export const runKindSchema = z.enum(['chat', 'general', 'skill']);
 export type RunKind = z.infer<typeof runKindSchema>;
 
-export const runStatusSchema = z.enum([
-  'queued',
-  'leased',
-  'running',
-  'waiting_takeover',
-  'waiting_input',
-  'completed',
-  'blocked',
-  'failed',
-  'cancelled',
-]);
-export type RunStatus = z.infer<typeof runStatusSchema>;
-
-/** A run in one of these holds its agent: later messages queue behind it. */
-export const ACTIVE_RUN_STATUSES = [
-  'leased',
-  'running',
-  'waiting_takeover',
-  'waiting_input',
-] as const satisfies readonly RunStatus[];
-/** A run in one of these is over and never changes again. */
-export const FINAL_RUN_STATUSES = ['completed', 'blocked', 'failed', 'cancelled'] as const satisfies readonly RunStatus[];
-const FINAL: ReadonlySet<RunStatus> = new Set(FINAL_RUN_STATUSES);
-
-export function isFinalRunStatus(status: RunStatus): boolean {
-  return FINAL.has(status);
-}
-
 export const memorySourceSchema = z.enum(['user', 'agent']);
 export type MemorySource = z.infer<typeof memorySourceSchema>;
 

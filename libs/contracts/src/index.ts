@@ -5,6 +5,7 @@ export * from './health.js';
 export * from './input-text.js';
 export * from './model.js';
 export * from './run-error-codes.js';
+export * from './run-lifecycle.js';
 export * from './network.js';
 export * from './same-origin.js';
 export * from './view-grant.js';

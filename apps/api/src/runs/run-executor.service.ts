@@ -12,7 +12,8 @@ import { toMessageView } from '../sessions/message-views.js';
 import { RunExecution } from './run-execution.js';
 import { RunMessagesRepository } from './run-messages.repository.js';
 import { RunSignals } from './run-signals.js';
-import { ONE_EXECUTING_RUN_PER_AGENT, RunsRepository, type RunContext, type RunLease } from './runs.repository.js';
+import type { RunLease } from './run-lease.js';
+import { ONE_EXECUTING_RUN_PER_AGENT, RunsRepository, type RunContext } from './runs.repository.js';
 import { violatesUniqueIndex } from '../persistence/prisma-errors.js';
 import { RunsService } from './runs.service.js';
 

@@ -4,7 +4,9 @@ import type { Message } from '../persistence/generated/client.js';
 import { uuidv7 } from '../persistence/uuidv7.js';
 import { PrismaService } from '../persistence/prisma.service.js';
 import { messageContent, type StoredMessageContent } from '../sessions/message-views.js';
-import { StaleLeaseError, type RunContext, type RunLease } from './runs.repository.js';
+import { StaleLeaseError, type RunLease } from './run-lease.js';
+import { heldBy } from './run-transitions.js';
+import type { RunContext } from './runs.repository.js';
 
 /** The chat messages a run reads (its context) and writes (the agent's answers), the latter fenced. */
 @Injectable()
@@ -38,7 +40,7 @@ export class RunMessagesRepository {
     const rows = await this.prisma.$queryRaw<Message[]>`
       WITH lease AS (
         UPDATE "Run" SET "updatedAt" = now()
-        WHERE id = ${lease.runId}::uuid AND "leaseFence" = ${lease.fence} AND status IN ('leased', 'running')
+        WHERE ${heldBy(lease)}
         RETURNING id
       ), message AS (
         INSERT INTO "Message" (id, "workspaceId", "sessionId", role, content, "botId", "runId")

@@ -1,27 +1,24 @@
 import { Injectable } from '@nestjs/common';
-import { ACTIVE_RUN_STATUSES, type BusyStep, type RunErrorCode, type RunStatus } from '@lazyboy/contracts';
+import {
+  ACTIVE_RUN_STATUSES,
+  EXECUTING_RUN_STATUSES,
+  UNFINISHED_RUN_STATUSES,
+  type BusyStep,
+  type ParkedRunStatus,
+  type RunErrorCode,
+  type RunStatus,
+} from '@lazyboy/contracts';
 import type { HumanAnswer } from '@lazyboy/agent';
 import { Prisma, type Bot, type Message, type Run, type Workspace } from '../persistence/generated/client.js';
 import { PrismaService } from '../persistence/prisma.service.js';
+import { StaleLeaseError, type RunLease } from './run-lease.js';
 import { readRunState, type StoredRunResult, type StoredRunState } from './run-state.js';
+import { heldBy, heldByWhere, RUN_MOVES, statusIn, type FinalRunStatus } from './run-transitions.js';
 import type { Principal } from '../auth/principal.js';
 import { visibleWorkspaces } from '../tenancy/workspace-scope.js';
 
-/** The run's lease moved on (expired and taken by another executor, or the run ended): this holder may not write. */
-export class StaleLeaseError extends Error {
-  override readonly name = 'StaleLeaseError';
-  constructor(readonly runId: string) {
-    super(`run ${runId}: the lease is no longer ours`);
-  }
-}
-
-/** A lease an executor holds on a run: every write carries the fence and is refused once it is stale. */
-export interface RunLease {
-  runId: string;
-  fence: bigint;
-}
-
-const EXECUTING: RunStatus[] = ['leased', 'running'];
+/** A run whose executor's lease expired is leased again (by RUN_MOVES.lease). */
+const EXECUTING_FROM_LEASE = RUN_MOVES.lease.from.filter((status) => status !== 'queued');
 
 /**
  * The partial unique index (prisma/migrations) that lets an agent have one active run only: two executors
@@ -67,11 +64,11 @@ export class RunsRepository {
     const rows = await this.prisma.$queryRaw<{ id: string }[]>`
       WITH candidate AS (
         SELECT r.id FROM "Run" r
-        WHERE (r.status = 'queued' OR (r.status IN ('leased', 'running') AND r."leaseExpiresAt" < now()))
+        WHERE (r.status = 'queued' OR (${statusIn(EXECUTING_FROM_LEASE, 'r.status')} AND r."leaseExpiresAt" < now()))
           AND NOT EXISTS (
             SELECT 1 FROM "Run" o
             WHERE o."botId" = r."botId" AND o.id <> r.id
-              AND o.status IN ('leased', 'running', 'waiting_takeover', 'waiting_input'))
+              AND ${statusIn(ACTIVE_RUN_STATUSES, 'o.status')})
           AND NOT EXISTS (
             SELECT 1 FROM "Run" e
             WHERE e."botId" = r."botId" AND e.status = 'queued' AND (e."createdAt", e.id) < (r."createdAt", r.id))
@@ -80,7 +77,7 @@ export class RunsRepository {
         FOR UPDATE OF r SKIP LOCKED
       )
       UPDATE "Run" SET
-        status = 'leased',
+        status = ${RUN_MOVES.lease.to}::"RunStatus",
         "leaseOwner" = ${owner},
         "leaseFence" = "Run"."leaseFence" + 1,
         "leaseExpiresAt" = now() + ${leaseMs} * interval '1 millisecond',
@@ -95,7 +92,7 @@ export class RunsRepository {
   async renew(lease: RunLease, leaseMs: number): Promise<{ held: boolean; cancelRequested: boolean }> {
     const rows = await this.prisma.$queryRaw<{ cancelRequestedAt: Date | null }[]>`
       UPDATE "Run" SET "leaseExpiresAt" = now() + ${leaseMs} * interval '1 millisecond'
-      WHERE id = ${lease.runId}::uuid AND "leaseFence" = ${lease.fence} AND status IN ('leased', 'running')
+      WHERE ${heldBy(lease)}
       RETURNING "cancelRequestedAt"`;
     const row = rows[0];
     return { held: row !== undefined, cancelRequested: row !== undefined && row.cancelRequestedAt !== null };
@@ -108,7 +105,7 @@ export class RunsRepository {
     client: Prisma.TransactionClient = this.prisma,
   ): Promise<void> {
     const { count } = await client.run.updateMany({
-      where: { id: lease.runId, leaseFence: lease.fence, status: { in: EXECUTING } },
+      where: heldByWhere(lease),
       data,
     });
     if (count !== 1) throw new StaleLeaseError(lease.runId);
@@ -116,7 +113,7 @@ export class RunsRepository {
 
   /** Hands the run back to the queue (its executor is shutting down); another executor resumes it. */
   async requeue(lease: RunLease): Promise<void> {
-    await this.update(lease, { status: 'queued', leaseOwner: null, leaseExpiresAt: null, busyStep: Prisma.DbNull });
+    await this.update(lease, { status: RUN_MOVES.requeue.to, leaseOwner: null, leaseExpiresAt: null, busyStep: Prisma.DbNull });
   }
 
   // The executor's frequent writes below are plain SQL: each runs several times per model round, and a
@@ -131,7 +128,7 @@ export class RunsRepository {
         "leaseExpiresAt" = now() + ${leaseMs} * interval '1 millisecond',
         "busyStep" = coalesce(${busyStep ? JSON.stringify(busyStep) : null}::jsonb, "busyStep"),
         "updatedAt" = now()
-      WHERE id = ${lease.runId}::uuid AND "leaseFence" = ${lease.fence} AND status IN ('leased', 'running')`;
+      WHERE ${heldBy(lease)}`;
     if (count !== 1) throw new StaleLeaseError(lease.runId);
   }
 
@@ -139,11 +136,11 @@ export class RunsRepository {
   async setRunning(lease: RunLease, busyStep: BusyStep, leaseMs: number): Promise<void> {
     const count = await this.prisma.$executeRaw`
       UPDATE "Run" SET
-        status = 'running',
+        status = ${RUN_MOVES.run.to}::"RunStatus",
         "busyStep" = ${JSON.stringify(busyStep)}::jsonb,
         "leaseExpiresAt" = now() + ${leaseMs} * interval '1 millisecond',
         "updatedAt" = now()
-      WHERE id = ${lease.runId}::uuid AND "leaseFence" = ${lease.fence} AND status IN ('leased', 'running')`;
+      WHERE ${heldBy(lease)}`;
     if (count !== 1) throw new StaleLeaseError(lease.runId);
   }
 
@@ -151,7 +148,7 @@ export class RunsRepository {
   async finish(
     lease: RunLease,
     outcome: {
-      status: RunStatus;
+      status: FinalRunStatus;
       result?: StoredRunResult;
       errorCode?: RunErrorCode;
       errorMessage?: string;
@@ -161,7 +158,7 @@ export class RunsRepository {
     const jsonOrNull = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
     const rows = await this.prisma.$queryRaw<Run[]>`
       UPDATE "Run" SET
-        status = ${outcome.status}::"RunStatus",
+        status = ${RUN_MOVES.finish[outcome.status].to}::"RunStatus",
         "busyStep" = NULL,
         "leaseOwner" = NULL,
         "leaseExpiresAt" = NULL,
@@ -171,7 +168,7 @@ export class RunsRepository {
         "errorMessage" = CASE WHEN ${outcome.errorCode ?? null}::text IS NULL THEN "errorMessage" ELSE ${outcome.errorMessage ?? null}::text END,
         checkpoint = coalesce(${jsonOrNull(outcome.state)}::jsonb, checkpoint),
         "updatedAt" = now()
-      WHERE id = ${lease.runId}::uuid AND "leaseFence" = ${lease.fence} AND status IN ('leased', 'running')
+      WHERE ${heldBy(lease)}
       RETURNING *`;
     const run = rows[0];
     if (!run) throw new StaleLeaseError(lease.runId);
@@ -179,14 +176,9 @@ export class RunsRepository {
   }
 
   /** Parks the run until an answer or a release; the lease is given up meanwhile. */
-  async park(
-    lease: RunLease,
-    status: 'waiting_input' | 'waiting_takeover',
-    state: StoredRunState,
-    result: StoredRunResult,
-  ): Promise<Run> {
+  async park(lease: RunLease, status: ParkedRunStatus, state: StoredRunState, result: StoredRunResult): Promise<Run> {
     await this.update(lease, {
-      status,
+      status: RUN_MOVES.park[status].to,
       busyStep: Prisma.DbNull,
       leaseOwner: null,
       leaseExpiresAt: null,
@@ -200,7 +192,7 @@ export class RunsRepository {
   /** Puts a parked run back in the queue with the answer it waited for; null when it was not parked so. */
   async resume(
     runId: string,
-    from: 'waiting_input' | 'waiting_takeover',
+    from: ParkedRunStatus,
     answer: HumanAnswer,
     tx: Prisma.TransactionClient = this.prisma,
   ): Promise<Run | null> {
@@ -208,8 +200,8 @@ export class RunsRepository {
     const state = readRunState(run?.checkpoint);
     if (!run || run.status !== from || !state) return null;
     const { count } = await tx.run.updateMany({
-      where: { id: runId, status: from, updatedAt: run.updatedAt },
-      data: { status: 'queued', checkpoint: json({ ...state, answer }), busyStep: Prisma.DbNull },
+      where: { id: runId, status: { in: [...RUN_MOVES.resume[from].from] }, updatedAt: run.updatedAt },
+      data: { status: RUN_MOVES.resume[from].to, checkpoint: json({ ...state, answer }), busyStep: Prisma.DbNull },
     });
     return count === 1 ? tx.run.findUnique({ where: { id: runId } }) : null;
   }
@@ -223,9 +215,9 @@ export class RunsRepository {
   async requestCancel(runId: string): Promise<{ run: Run; changed: boolean } | null> {
     const now = new Date();
     const idle = await this.prisma.run.updateMany({
-      where: { id: runId, status: { in: ['queued', 'waiting_input', 'waiting_takeover'] } },
+      where: { id: runId, status: { in: [...RUN_MOVES.cancelUnheld.from] } },
       data: {
-        status: 'cancelled',
+        status: RUN_MOVES.cancelUnheld.to,
         cancelRequestedAt: now,
         finishedAt: now,
         busyStep: Prisma.DbNull,
@@ -234,7 +226,7 @@ export class RunsRepository {
       },
     });
     const executing = await this.prisma.run.updateMany({
-      where: { id: runId, status: { in: EXECUTING }, cancelRequestedAt: null },
+      where: { id: runId, status: { in: [...EXECUTING_RUN_STATUSES] }, cancelRequestedAt: null },
       data: { cancelRequestedAt: now },
     });
     const run = await this.prisma.run.findUnique({ where: { id: runId } });
@@ -253,14 +245,14 @@ export class RunsRepository {
 
   async activeInWorkspace(workspaceId: string): Promise<Run[]> {
     return this.prisma.run.findMany({
-      where: { workspaceId, status: { in: ['queued', ...ACTIVE_RUN_STATUSES] } },
+      where: { workspaceId, status: { in: [...UNFINISHED_RUN_STATUSES] } },
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
       take: 500,
     });
   }
 
   async activeRunsOfSession(sessionId: string): Promise<Run[]> {
-    return this.prisma.run.findMany({ where: { sessionId, status: { in: ['queued', ...ACTIVE_RUN_STATUSES] } } });
+    return this.prisma.run.findMany({ where: { sessionId, status: { in: [...UNFINISHED_RUN_STATUSES] } } });
   }
 
   /**
@@ -338,7 +330,7 @@ export class RunsRepository {
       FROM jsonb_to_recordset(${JSON.stringify(events)}::jsonb) AS e(seq int, type text, payload jsonb)
       WHERE EXISTS (
         SELECT 1 FROM "Run"
-        WHERE id = ${lease.runId}::uuid AND "leaseFence" = ${lease.fence} AND status IN ('leased', 'running'))`;
+        WHERE ${heldBy(lease)})`;
     if (count === 0) throw new StaleLeaseError(lease.runId);
   }
 }

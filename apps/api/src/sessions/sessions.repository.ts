@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ACTIVE_RUN_STATUSES, type RunKind, type RunStatus } from '@lazyboy/contracts';
+import { ACTIVE_RUN_STATUSES, UNFINISHED_RUN_STATUSES, type RunKind } from '@lazyboy/contracts';
 import type { HumanAnswer } from '@lazyboy/agent';
 import { Prisma, type Bot, type Message, type Run, type Session } from '../persistence/generated/client.js';
 import { isUniqueViolation, violatesUniqueIndex } from '../persistence/prisma-errors.js';
@@ -11,7 +11,7 @@ import { uuidv7 } from '../persistence/uuidv7.js';
 import { messageContent } from './message-views.js';
 
 /** A new run queues behind the agent's active run and behind its earlier queued ones. */
-const AHEAD_STATUSES: RunStatus[] = ['queued', ...ACTIVE_RUN_STATUSES];
+const AHEAD_STATUSES = [...UNFINISHED_RUN_STATUSES];
 
 export interface AcceptMessageInput {
   session: Session;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { membershipRoleSchema, runStatusSchema, signupPolicySchema } from '../domain.js';
+import { membershipRoleSchema, signupPolicySchema } from '../domain.js';
+import { runStatusSchema } from '../run-lifecycle.js';
 import { idSchema, isoDateSchema, pageQuerySchema, pageSchema } from './common.js';
 import { computerViewSchema } from './computers.js';
 import { runViewSchema } from './runs.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { runKindSchema, runStatusSchema } from '../domain.js';
+import { runKindSchema } from '../domain.js';
+import { runStatusSchema } from '../run-lifecycle.js';
 import { busyStepSchema } from './busy-step.js';
 import { runErrorCodeSchema } from '../run-error-codes.js';
 import { idSchema, isoDateSchema } from './common.js';
