@@ -116,6 +116,9 @@ describeAsRoot('a screen is a network island (real Chromium, shell and egress pr
       (error: Error) => error.message,
     );
     expect(navigation).toMatch(/net::ERR_CONNECTION_REFUSED/);
+    // Off Chromium's error page, which reloads itself when it thinks the network is back: a reload in the
+    // middle of a later test's page script destroys its context.
+    await page.goto(site.url);
     // Through the proxy by the host's own addresses: refused by policy, whatever the address.
     const curl = await shell.run(
       `curl -sS --max-time 10 ${hostUrl}; curl -sS --max-time 10 --noproxy '' http://localhost:${new URL(hostUrl).port}/`,
