@@ -111,14 +111,18 @@ describeAsRoot('a screen is a network island (real Chromium, shell and egress pr
   it("cannot reach the host's loopback services from the page, a WebSocket or the shell", async () => {
     expect(await pageFetch(page, hostUrl)).toMatch(/^failed/);
     expect(await pageWebSocket(page, hostUrl.replace('http', 'ws'))).not.toBe('open');
-    const navigation = await page.goto(hostUrl).then(
-      async (response) => `loaded: ${(await response?.text()) ?? ''}`,
-      (error: Error) => error.message,
-    );
-    expect(navigation).toMatch(/net::ERR_CONNECTION_REFUSED/);
-    // Off Chromium's error page, which reloads itself when it thinks the network is back: a reload in the
-    // middle of a later test's page script destroys its context.
-    await page.goto(site.url);
+    // In a tab of its own: Chromium's error page commits after goto gave up and reloads itself when it
+    // thinks the network is back, and a navigation in the middle of a later page script destroys its context.
+    const probe = await page.context().newPage();
+    try {
+      const navigation = await probe.goto(hostUrl).then(
+        async (response) => `loaded: ${(await response?.text()) ?? ''}`,
+        (error: Error) => error.message,
+      );
+      expect(navigation).toMatch(/net::ERR_CONNECTION_REFUSED/);
+    } finally {
+      await probe.close();
+    }
     // Through the proxy by the host's own addresses: refused by policy, whatever the address.
     const curl = await shell.run(
       `curl -sS --max-time 10 ${hostUrl}; curl -sS --max-time 10 --noproxy '' http://localhost:${new URL(hostUrl).port}/`,

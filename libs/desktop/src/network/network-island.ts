@@ -78,7 +78,8 @@ export class NetworkIsland {
     const script = `
       const server = require('node:net').createServer();
       server.once('error', (error) => { process.send({ error: error.message }); process.exit(1); });
-      server.listen(${port}, ${JSON.stringify(host)}, () => process.send('listening', server, () => process.exit(0)));
+      server.listen(${port}, ${JSON.stringify(host)}, () => process.send('listening', server));
+      process.on('disconnect', () => process.exit(0));
     `;
     const child = spawn('/usr/bin/nsenter', [`--net=${this.path}`, '--', process.execPath, '-e', script], {
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
@@ -95,6 +96,9 @@ export class NetworkIsland {
         clearTimeout(timer);
         if (message === 'listening' && handle) resolve(handle as net.Server);
         else reject(new DesktopSetupError(`cannot listen inside the network island: ${JSON.stringify(message)}`));
+        // The child waits for this before it exits: had it exited once it sent, its exit could reach this
+        // process before the socket did (under load), and a good socket would be taken for a failure.
+        if (child.connected) child.disconnect();
       });
       child.once('exit', (code) => {
         clearTimeout(timer);
