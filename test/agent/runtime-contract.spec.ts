@@ -40,6 +40,60 @@ describe('runtime: the completion contract (over HTTP to the scripted model)', (
     }
   });
 
+  it('answers a greeting of a later turn (a REPL, run --session) with the tool list cleared too', async () => {
+    const h = await harness(
+      [
+        { toolCalls: [{ name: 'lookup', arguments: { key: 'weather' } }] },
+        { toolCalls: [{ name: 'report_done', arguments: { summary: 'It is sunny.' } }] },
+        { text: 'Hi again!' },
+        // An answer to a question is not small talk: the tools stay.
+        { toolCalls: [{ name: 'request_user_input', arguments: { question: 'Which city?' } }] },
+        { toolCalls: [{ name: 'report_done', arguments: { summary: 'Booked.' } }] },
+      ],
+      { tools: [echoTool()] },
+    );
+    try {
+      const first = await h.runtime.run({ message: 'What is the weather?' });
+      const second = await h.runtime.run({ message: 'hi', resume: first.checkpoint });
+      expect(second.outcome).toMatchObject({ status: 'done', summary: 'Hi again!' });
+      expect(h.server.requests[2]!.tools).toEqual([]);
+      const third = await h.runtime.run({ message: 'Book the trip', resume: second.checkpoint });
+      expect(third.outcome.status).toBe('waiting_input');
+      await h.runtime.run({ message: 'ok', resume: third.checkpoint });
+      expect(h.server.requests[4]!.tools.map((t) => t.name)).toContain('lookup');
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('refuses report_done beside other calls: it must be alone, so nothing in the batch runs', async () => {
+    const log: string[] = [];
+    const h = await harness(
+      [
+        {
+          toolCalls: [
+            { name: 'lookup', arguments: { key: 'weather' } },
+            { name: 'report_done', arguments: { summary: 'It is sunny.' } },
+          ],
+        },
+        { toolCalls: [{ name: 'lookup', arguments: { key: 'weather' } }] },
+        { toolCalls: [{ name: 'report_done', arguments: { summary: 'It is sunny.' } }] },
+      ],
+      { tools: [echoTool(log)] },
+    );
+    try {
+      const { outcome } = await h.runtime.run({ message: 'What is the weather?' });
+      expect(toolResults(h, 1)).toEqual([
+        expect.stringContaining('report_done must be called alone'),
+        expect.stringContaining('report_done must be called alone'),
+      ]);
+      expect(log).toEqual(['start weather', 'end weather']);
+      expect(outcome).toMatchObject({ status: 'done', summary: 'It is sunny.', roundsUsed: 3 });
+    } finally {
+      await h.close();
+    }
+  });
+
   it('ends with report_blocked and the reason', async () => {
     const h = await harness([{ toolCalls: [{ name: 'report_blocked', arguments: { reason: 'no access to the drive' } }] }]);
     try {

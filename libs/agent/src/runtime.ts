@@ -112,6 +112,9 @@ export class Runtime {
   async run(input: RunInput): Promise<RunResult> {
     const signal = input.signal ?? new AbortController().signal;
     const state = input.resume ? recoverCheckpoint(input.resume) : emptyCheckpoint();
+    // Whether this call starts a turn with the person's message (the first of a chat, or the next one of a
+    // REPL or `run --session`), rather than answering a parked question or carrying on an interrupted turn.
+    let newTurn = false;
     if (state.pendingQuestion) {
       const question = state.pendingQuestion;
       const answer: HumanAnswer =
@@ -123,13 +126,14 @@ export class Runtime {
         return this.finish(state, blocked(state, outcome.directive.reason, 'human_declined'));
     } else if (input.message !== undefined) {
       // A new user turn: the round budget is per turn (a parked or cancelled turn keeps counting).
+      newTurn = true;
       state.history.push({ role: 'user', content: input.message });
       state.roundsUsed = 0;
       state.lastProgress = '';
     }
     const latestUserText = lastUserText(state.history);
-    const toolsOff =
-      this.options.chatOnly === true || (latestUserText !== undefined && isSmallTalk(latestUserText) && !input.resume);
+    // Small talk gets no tools, in every turn that starts with it; an answer to a question ("yes") is not small talk.
+    const toolsOff = this.options.chatOnly === true || (newTurn && latestUserText !== undefined && isSmallTalk(latestUserText));
 
     const identical = new IdenticalRoundGuard();
     const noProgress = new NoProgressGuard();

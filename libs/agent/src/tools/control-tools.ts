@@ -8,9 +8,11 @@ import { defineTool, type ToolDefinition } from './tool.js';
 export const reportDone = defineTool({
   name: 'report_done',
   kind: 'control',
+  // Terminal, like a human gate: called beside other tools it would end the turn on results it never saw.
+  alone: true,
   description:
     'Finish the task. Call this only after the work is really done and verified with tools; give a short summary of ' +
-    'what was done and where the results are. Not for greetings or small talk: answer those in plain text.',
+    'what was done and where the results are. Call it alone. Not for greetings or small talk: answer those in plain text.',
   schema: z.object({ summary: z.string().min(1).describe('What was done, for the user') }),
   execute: async ({ summary }) => ({ content: 'done', directive: { kind: 'done', summary } }),
 });
@@ -18,9 +20,10 @@ export const reportDone = defineTool({
 export const reportBlocked = defineTool({
   name: 'report_blocked',
   kind: 'control',
+  alone: true,
   description:
     'Stop because you cannot proceed (missing access, an error you cannot fix, a decision only the user can make). ' +
-    'Say exactly what blocks you and what the user could do.',
+    'Say exactly what blocks you and what the user could do. Call it alone.',
   schema: z.object({ reason: z.string().min(1).describe('What blocks the task and what would unblock it') }),
   execute: async ({ reason }) => ({ content: 'blocked', directive: { kind: 'blocked', reason } }),
 });
