@@ -30,6 +30,7 @@ export const RUN_ERROR_TEXT: Record<RunErrorCode, keyof Messages> = {
   total_budget: 'runError_total_budget',
   human_declined: 'runError_human_declined',
   execution_failed: 'runError_execution_failed',
+  waited_too_long: 'runError_waited_too_long',
 };
 
 /** A code in the person's language; a code newer than this build reads as the generic failure. */

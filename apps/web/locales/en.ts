@@ -86,6 +86,8 @@ export const en: Messages = {
   runError_total_budget: 'The task used up its budget of steps, so it stopped.',
   runError_human_declined: 'You declined, so the agent stopped.',
   runError_execution_failed: 'The service failed while running this task.',
+  runError_waited_too_long:
+    'This task waited too long for an answer and was stopped, so the agent could go on with other chats. Ask again if it is still needed.',
 
   // Sign in
   loginTitle: 'Sign in',

@@ -82,6 +82,7 @@ export const zhTW = {
   runError_total_budget: '這個任務用完了可用的步數，所以先停下來了。',
   runError_human_declined: '你沒有同意，所以 Agent 停下來了。',
   runError_execution_failed: '執行這個任務時，服務發生了問題。',
+  runError_waited_too_long: '這個任務等回覆等太久，已經停止，好讓 Agent 處理其他對話。如果還需要，請再說一次。',
 
   // Sign in
   loginTitle: '登入',

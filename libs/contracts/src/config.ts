@@ -275,6 +275,14 @@ export const apiEnvSchema = z
       .min(1_000)
       .default(300_000)
       .describe('A run lease expires this long after its last renewal (another executor may then take it over)'),
+    LAZYBOY_PARKED_RUN_HOURS: z.coerce
+      .number()
+      .positive()
+      .max(24 * 90)
+      .default(24)
+      .describe(
+        'A run waiting for an answer or for a person to hand the screen back ends as blocked after this many hours (it holds its agent meanwhile)',
+      ),
     LAZYBOY_POOL_DRIVER: z
       .enum(['local', 'kubernetes'])
       .default('local')

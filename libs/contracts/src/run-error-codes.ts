@@ -67,6 +67,8 @@ const BLOCKED_CODES = [
 const OTHER_CODES = [
   /** The service failed while running the agent (not the model's fault). */
   'execution_failed',
+  /** The run waited for an answer or a hand-back longer than LAZYBOY_PARKED_RUN_HOURS (it ends as blocked). */
+  'waited_too_long',
 ] as const;
 
 export const runErrorCodeSchema = z.enum([...MODEL_UNAVAILABLE_CODES, ...MODEL_REQUEST_CODES, ...BLOCKED_CODES, ...OTHER_CODES]);

@@ -50,6 +50,8 @@ export const RUN_MOVES = {
     Ending,
     RunTransition<Ending>
   >,
+  /** A parked run waited longer than LAZYBOY_PARKED_RUN_HOURS: it ends, so its agent serves its other chats. */
+  expire: transition(PARKED_RUN_STATUSES, 'blocked'),
   /** A person stops a run no executor holds: at once. (An executing one is flagged; its executor finishes it.) */
   cancelUnheld: transition(['queued', ...PARKED_RUN_STATUSES], 'cancelled'),
 } as const;

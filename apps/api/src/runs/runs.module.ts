@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ComputersModule } from '../computers/computers.module.js';
+import { ParkedRunExpiry } from './parked-run-expiry.js';
 import { RunExecutor } from './run-executor.service.js';
 import { RunMessagesRepository } from './run-messages.repository.js';
 import { RunSignals } from './run-signals.js';
@@ -10,7 +11,7 @@ import { RunsService } from './runs.service.js';
 @Module({
   imports: [ComputersModule],
   controllers: [RunsController, WorkspaceRunsController],
-  providers: [RunsRepository, RunMessagesRepository, RunSignals, RunsService, RunExecutor],
+  providers: [RunsRepository, RunMessagesRepository, RunSignals, RunsService, RunExecutor, ParkedRunExpiry],
   exports: [RunsService, RunsRepository, RunExecutor],
 })
 export class RunsModule {}

@@ -4,6 +4,7 @@ import {
   EXECUTING_RUN_STATUSES,
   UNFINISHED_RUN_STATUSES,
   type BusyStep,
+  type MessageNotice,
   type ParkedRunStatus,
   type RunErrorCode,
   type RunStatus,
@@ -11,6 +12,8 @@ import {
 import type { HumanAnswer } from '@lazyboy/agent';
 import { Prisma, type Bot, type Message, type Run, type Workspace } from '../persistence/generated/client.js';
 import { PrismaService } from '../persistence/prisma.service.js';
+import { uuidv7 } from '../persistence/uuidv7.js';
+import { messageContent } from '../sessions/message-views.js';
 import { StaleLeaseError, type RunLease } from './run-lease.js';
 import { readRunState, type StoredRunResult, type StoredRunState } from './run-state.js';
 import { heldBy, heldByWhere, RUN_MOVES, statusIn, type FinalRunStatus } from './run-transitions.js';
@@ -179,6 +182,7 @@ export class RunsRepository {
   async park(lease: RunLease, status: ParkedRunStatus, state: StoredRunState, result: StoredRunResult): Promise<Run> {
     await this.update(lease, {
       status: RUN_MOVES.park[status].to,
+      parkedAt: new Date(),
       busyStep: Prisma.DbNull,
       leaseOwner: null,
       leaseExpiresAt: null,
@@ -201,9 +205,60 @@ export class RunsRepository {
     if (!run || run.status !== from || !state) return null;
     const { count } = await tx.run.updateMany({
       where: { id: runId, status: { in: [...RUN_MOVES.resume[from].from] }, updatedAt: run.updatedAt },
-      data: { status: RUN_MOVES.resume[from].to, checkpoint: json({ ...state, answer }), busyStep: Prisma.DbNull },
+      data: {
+        status: RUN_MOVES.resume[from].to,
+        parkedAt: null,
+        checkpoint: json({ ...state, answer }),
+        busyStep: Prisma.DbNull,
+      },
     });
     return count === 1 ? tx.run.findUnique({ where: { id: runId } }) : null;
+  }
+
+  /**
+   * Ends the oldest run parked longer than `maxParkedMs` as blocked (`waited_too_long`) and, in the same
+   * transaction, writes the message its chat shows for it; null when none has waited that long. Row locks
+   * with SKIP LOCKED: replicas sweeping side by side each end a run once, and an answer arriving meanwhile
+   * either resumes the run first or finds it ended.
+   */
+  async expireOneParked(
+    maxParkedMs: number,
+    message: { text: string; notice: MessageNotice },
+  ): Promise<{ run: Run; message: Message | null } | null> {
+    return this.prisma.$transaction(async (tx) => {
+      const rows = await tx.$queryRaw<Run[]>`
+        UPDATE "Run" SET
+          status = ${RUN_MOVES.expire.to}::"RunStatus",
+          "errorCode" = ${message.notice.code},
+          "errorMessage" = ${message.text},
+          "parkedAt" = NULL,
+          "busyStep" = NULL,
+          "finishedAt" = now(),
+          "updatedAt" = now()
+        WHERE id = (
+          SELECT id FROM "Run"
+          WHERE ${statusIn(RUN_MOVES.expire.from)} AND "parkedAt" < now() - ${maxParkedMs} * interval '1 millisecond'
+          ORDER BY "parkedAt"
+          LIMIT 1
+          FOR UPDATE SKIP LOCKED)
+        RETURNING *`;
+      const run = rows[0];
+      if (!run) return null;
+      if (!run.sessionId) return { run, message: null };
+      const written = await tx.message.create({
+        data: {
+          id: uuidv7(),
+          workspaceId: run.workspaceId,
+          sessionId: run.sessionId,
+          role: 'assistant',
+          content: json(messageContent(message.text, false, message.notice)),
+          botId: run.botId,
+          runId: run.id,
+        },
+      });
+      await tx.session.update({ where: { id: run.sessionId }, data: { lastMessageAt: written.createdAt } });
+      return { run, message: written };
+    });
   }
 
   // --- stop ---------------------------------------------------------------------------------
