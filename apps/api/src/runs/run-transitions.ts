@@ -70,8 +70,11 @@ export function statusIn(statuses: readonly RunStatus[], column = 'status'): Pri
  * or an ended run makes the write touch nothing.
  */
 export function heldBy(lease: RunLease): Prisma.Sql {
-  return Prisma.sql`id = ${lease.runId}::uuid AND "leaseFence" = ${lease.fence} AND ${statusIn(EXECUTING_RUN_STATUSES)}`;
+  return Prisma.sql`id = ${lease.runId}::uuid AND "leaseFence" = ${lease.fence} AND ${EXECUTING}`;
 }
+
+// Every fenced write carries this: built once, not on each of an executor's several writes per model round.
+const EXECUTING = statusIn(EXECUTING_RUN_STATUSES);
 
 /** The same condition for Prisma's query builder. */
 export function heldByWhere(lease: RunLease): Prisma.RunWhereInput {

@@ -21,7 +21,14 @@ import type { Principal } from '../auth/principal.js';
 import { visibleWorkspaces } from '../tenancy/workspace-scope.js';
 
 /** A run whose executor's lease expired is leased again (by RUN_MOVES.lease). */
-const EXECUTING_FROM_LEASE = RUN_MOVES.lease.from.filter((status) => status !== 'queued');
+const LEASE_EXPIRED_IN = statusIn(
+  RUN_MOVES.lease.from.filter((status) => status !== 'queued'),
+  'r.status',
+);
+/** Another run of the agent that holds it (claimNext leases none of an agent that has one). */
+const OTHER_ACTIVE_IN = statusIn(ACTIVE_RUN_STATUSES, 'o.status');
+/** What the parked-run sweep may end. */
+const PARKED_IN = statusIn(RUN_MOVES.expire.from);
 
 /**
  * The partial unique index (prisma/migrations) that lets an agent have one active run only: two executors
@@ -67,11 +74,11 @@ export class RunsRepository {
     const rows = await this.prisma.$queryRaw<{ id: string }[]>`
       WITH candidate AS (
         SELECT r.id FROM "Run" r
-        WHERE (r.status = 'queued' OR (${statusIn(EXECUTING_FROM_LEASE, 'r.status')} AND r."leaseExpiresAt" < now()))
+        WHERE (r.status = 'queued' OR (${LEASE_EXPIRED_IN} AND r."leaseExpiresAt" < now()))
           AND NOT EXISTS (
             SELECT 1 FROM "Run" o
             WHERE o."botId" = r."botId" AND o.id <> r.id
-              AND ${statusIn(ACTIVE_RUN_STATUSES, 'o.status')})
+              AND ${OTHER_ACTIVE_IN})
           AND NOT EXISTS (
             SELECT 1 FROM "Run" e
             WHERE e."botId" = r."botId" AND e.status = 'queued' AND (e."createdAt", e.id) < (r."createdAt", r.id))
@@ -237,7 +244,7 @@ export class RunsRepository {
           "updatedAt" = now()
         WHERE id = (
           SELECT id FROM "Run"
-          WHERE ${statusIn(RUN_MOVES.expire.from)} AND "parkedAt" < now() - ${maxParkedMs} * interval '1 millisecond'
+          WHERE ${PARKED_IN} AND "parkedAt" < now() - ${maxParkedMs} * interval '1 millisecond'
           ORDER BY "parkedAt"
           LIMIT 1
           FOR UPDATE SKIP LOCKED)
