@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BotView, MemberListView, MeView } from '@lazyboy/contracts';
-import { signUp } from '../../apps/api/src/testing/test-users.js';
+import { signUp } from '../support/index.js';
 import { WebHarness } from './web-harness.js';
 
 // The members page and the agent settings in a real Chromium, at phone width and in both languages:

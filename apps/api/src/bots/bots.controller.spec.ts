@@ -8,7 +8,7 @@ import { PrismaService } from '../persistence/prisma.service.js';
 import { startTestApp, type TestApp } from '../testing/test-app.js';
 import { testApiConfig } from '../testing/test-config.js';
 import { sessionPrincipalOf } from '../testing/test-principal.js';
-import { bearer, createApiToken, signUp, type TestUser } from '../testing/test-users.js';
+import { bearer, createApiToken, signUp, type TestUser } from '../../../../test/support/index.js';
 import { ModelKeys } from '../model/model-keys.js';
 import { BotsService } from './bots.service.js';
 
