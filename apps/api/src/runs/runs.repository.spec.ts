@@ -164,7 +164,10 @@ describe('RunsRepository: the queue on the real database', () => {
     expect((resumed.checkpoint as unknown as StoredRunState).answer).toEqual(
       (winner.checkpoint as unknown as StoredRunState).answer,
     );
-    expect(['large', 'small']).toContain((resumed.checkpoint as unknown as StoredRunState).answer?.text);
+    expect([
+      { kind: 'answer', text: 'large' },
+      { kind: 'answer', text: 'small' },
+    ]).toContainEqual((resumed.checkpoint as unknown as StoredRunState).answer);
 
     // Leased again with a higher fence: the first lease stays refused.
     expect(await runs.claimNext('replica-b', LEASE_MS)).toEqual([run.id]);
