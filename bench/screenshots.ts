@@ -9,13 +9,19 @@ import { repoRoot } from '@lazyboy/localstack';
 import type { ReceivedRequest, Turn } from '@lazyboy/model';
 import { signUp, asPerson, sleep } from '../test/support/index.js';
 import { addSessionCookie, launchChromium } from '../test/support/browser.js';
+import { lastPersonText } from '../test/support/model-requests.js';
 import { startProductStack, type ProductStack } from './stack-processes.js';
 
 const OUT = path.join(repoRoot, 'docs/screenshots');
 const ADMIN_EMAIL = 'admin@lazyboy.local';
 const ADMIN_PASSWORD = randomBytes(24).toString('hex');
 
+/** The task whose question parks a run (docs/screenshots/parked-run-dismiss.png). */
+const PARKING_TASK = '幫我訂明天中午的便當';
+
 function script(request: ReceivedRequest): Turn {
+  if (lastPersonText(request) === PARKING_TASK)
+    return { toolCalls: [{ name: 'request_user_input', arguments: { question: '要訂幾個？' } }] };
   const tools = request.messages.filter((m) => m.role === 'tool').length;
   if (tools === 0)
     return {
@@ -137,6 +143,27 @@ try {
   await phone.locator('[data-testid="message"][data-role="assistant"]').last().waitFor();
   await phone.waitForTimeout(500);
   await phone.screenshot({ path: path.join(OUT, 'phone.png') });
+
+  // A message queued behind the agent's run parked in another chat, with the button that dismisses that run.
+  const lunch = await call<{ id: string }>('POST', `/api/bots/${agents[1]!.id}/sessions`, { title: '訂便當' });
+  const parking = await call<{ run: { id: string } }>('POST', `/api/sessions/${lunch.id}/messages`, {
+    text: PARKING_TASK,
+    clientNonce: `screens-${randomBytes(6).toString('hex')}`,
+  });
+  for (let i = 0; i < 100; i++) {
+    const run = await call<{ status: string }>('GET', `/api/runs/${parking.run.id}`);
+    if (run.status === 'waiting_input') break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const weekend = await call<{ id: string }>('POST', `/api/bots/${agents[1]!.id}/sessions`, { title: '週末計畫' });
+  await call('POST', `/api/sessions/${weekend.id}/messages`, {
+    text: '週末的天氣如何？',
+    clientNonce: `screens-${randomBytes(6).toString('hex')}`,
+  });
+  await phone.goto(`/agents/${agents[1]!.id}?session=${weekend.id}`);
+  await phone.getByTestId('blocking-run').waitFor();
+  await phone.waitForTimeout(300);
+  await phone.screenshot({ path: path.join(OUT, 'parked-run-dismiss.png') });
 
   // The settings: the workspace's model (its endpoint's models listed, a test run), members and an
   // invitation link, an agent's own settings; the link's page as the invited person opens it on a phone.

@@ -153,6 +153,10 @@ function AgentChats({ bot }: { bot: BotView }) {
               setTakeoverRequest((n) => n + 1);
             }}
             onHandBack={handBack}
+            chatTitle={(id) => {
+              const session = list?.find((s) => s.id === id);
+              return session ? sessionTitle(session) : null;
+            }}
           />
         )}
       </section>

@@ -5,6 +5,7 @@ import type { BotView } from '@lazyboy/contracts';
 import { fill } from '../locales';
 import { ApiError } from '../lib/api';
 import { agentStatus, pickStatusRun } from '../lib/agent-status';
+import { blockingParkedRun } from '../lib/blocking-run';
 import { runs as runsApi } from '../lib/endpoints';
 import { errorText } from '../lib/error-text';
 import { useT } from '../lib/i18n';
@@ -12,6 +13,7 @@ import { runsOfSession } from '../lib/runs-store';
 import { useShell } from '../lib/shell-context';
 import { useChat, type ChatCallbacks } from '../lib/use-chat';
 import { Blobatar } from './blobatar';
+import { BlockingRun } from './blocking-run';
 import { BusyLine } from './busy-line';
 import { Composer } from './composer';
 import { ErrorBanner } from './error-banner';
@@ -28,10 +30,12 @@ interface ChatViewProps {
   onActivity: ChatCallbacks['onActivity'];
   onOpenComputer(): void;
   onHandBack(): Promise<void>;
+  /** The title of another chat of the agent (null when this tab does not know it). */
+  chatTitle(sessionId: string): string | null;
 }
 
 /** One chat: its messages, what the agent is doing about them, and the composer. */
-export function ChatView({ bot, sessionId, createSession, onActivity, onOpenComputer, onHandBack }: ChatViewProps) {
+export function ChatView({ bot, sessionId, createSession, onActivity, onOpenComputer, onHandBack, chatTitle }: ChatViewProps) {
   const t = useT();
   const shell = useShell();
   const chat = useChat(sessionId, { createSession, onActivity, onRun: shell.applyRunAnswer });
@@ -41,6 +45,8 @@ export function ChatView({ bot, sessionId, createSession, onActivity, onOpenComp
   const plan = run && run.plan.length > 0 ? run.plan : null;
   const [stopping, setStopping] = useState(false);
   const [stopError, setStopError] = useState<string | null>(null);
+  // Queued behind the agent's run parked in another chat: say which, and let the person dismiss it.
+  const blocker = blockingParkedRun(run, shell.runs.byId.values());
   const question = run && (run.status === 'waiting_input' || run.status === 'waiting_takeover') ? run.question : null;
 
   async function stop() {
@@ -63,6 +69,7 @@ export function ChatView({ bot, sessionId, createSession, onActivity, onOpenComp
     status.kind === 'acting' ? `${status.step.kind}:${status.step.target ?? ''}` : '',
     plan?.map((s) => s.status).join(',') ?? '',
     question?.prompt ?? '',
+    blocker?.id ?? '',
   ].join('|');
 
   return (
@@ -90,7 +97,16 @@ export function ChatView({ bot, sessionId, createSession, onActivity, onOpenComp
         {question && (
           <PendingQuestion question={question} onAnswer={chat.send} onOpenComputer={onOpenComputer} onHandBack={onHandBack} />
         )}
-        <BusyLine status={status} />
+        {blocker ? (
+          <BlockingRun
+            agentName={bot.name}
+            blocker={blocker}
+            chatTitle={(blocker.sessionId && chatTitle(blocker.sessionId)) || t.anotherChat}
+            onDismissed={shell.applyRunAnswer}
+          />
+        ) : (
+          <BusyLine status={status} />
+        )}
         {!run && <ModelMissingNotice bot={bot} />}
       </MessageList>
       <Composer

@@ -219,6 +219,11 @@ export const en: Messages = {
   statusWaking: 'Waking the computer…',
   statusWaitingInput: 'Waiting for you',
   statusWaitingTakeover: 'Waiting for you to take over',
+  queuedBehindQuestion: 'Queued: {name} is waiting for an answer in “{chat}” and does one task at a time.',
+  queuedBehindTakeover:
+    'Queued: {name} is waiting for someone to take over its computer in “{chat}” and does one task at a time.',
+  dismissThatRun: 'Dismiss that run',
+  anotherChat: 'another chat',
 
   // What the agent does (busy steps: the bare form, and `_target` with the step's argument)
   busy_browser_open: 'Browser: opening a page',

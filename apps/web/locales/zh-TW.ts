@@ -212,6 +212,10 @@ export const zhTW = {
   statusWaking: '正在喚醒電腦…',
   statusWaitingInput: '等你回覆',
   statusWaitingTakeover: '等你接手電腦',
+  queuedBehindQuestion: '排隊中：{name} 正在「{chat}」等人回覆，一次只做一件事。',
+  queuedBehindTakeover: '排隊中：{name} 正在「{chat}」等人接手電腦，一次只做一件事。',
+  dismissThatRun: '結束那個任務',
+  anotherChat: '另一個對話',
 
   // What the agent does (busy steps: the bare form, and `_target` with the step's argument)
   busy_browser_open: '瀏覽器：開啟網頁',

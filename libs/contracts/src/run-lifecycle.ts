@@ -18,6 +18,9 @@ export type RunStatus = z.infer<typeof runStatusSchema>;
 
 const ENDINGS = ['completed', 'blocked', 'failed', 'cancelled'] as const satisfies readonly RunStatus[];
 
+/** Every run is born queued (one leased at once to a free executor is born, then leased: both in the table). */
+export const NEW_RUN_STATUS = 'queued' as const satisfies RunStatus;
+
 /**
  * Where a run may go from each status:
  * - queued: an executor leases it, or a person stops it.

@@ -1,20 +1,19 @@
 import { describe, expect, it } from '@jest/globals';
 import { mayMoveRun } from '@lazyboy/contracts';
-import { heldBy, RUN_MOVES, statusIn } from './run-transitions.js';
+import { heldBy, RUN_MOVES, statusIn, type RunTransition } from './run-transitions.js';
 
 describe('the runs repository’s status writes', () => {
   it('are all transitions the status table allows', () => {
-    const moves = [
-      RUN_MOVES.lease,
-      RUN_MOVES.run,
-      RUN_MOVES.requeue,
-      RUN_MOVES.cancelUnheld,
-      ...Object.values(RUN_MOVES.park),
-      ...Object.values(RUN_MOVES.resume),
-      ...Object.values(RUN_MOVES.finish),
-    ];
+    // Every entry, nested ones (park, resume, finish) included: a new move cannot be left out of the check.
+    const moves = Object.values(RUN_MOVES).flatMap((entry): RunTransition[] =>
+      'to' in entry ? [entry as RunTransition] : Object.values(entry as Record<string, RunTransition>),
+    );
+    expect(moves.length).toBeGreaterThanOrEqual(15);
     for (const move of moves)
       for (const from of move.from) expect([from, move.to, mayMoveRun(from, move.to)]).toEqual([from, move.to, true]);
+    // A run is born queued: from nothing, and the one move out of nothing.
+    expect(moves.filter((move) => move.from.length === 0)).toEqual([RUN_MOVES.born]);
+    expect(RUN_MOVES.born.to).toBe('queued');
   });
 
   it('write the fenced condition and status lists as SQL once', () => {

@@ -1,6 +1,7 @@
 import {
   EXECUTING_RUN_STATUSES,
   mayMoveRun,
+  NEW_RUN_STATUS,
   PARKED_RUN_STATUSES,
   runStatusSchema,
   type ParkedRunStatus,
@@ -10,8 +11,8 @@ import { Prisma } from '../persistence/generated/client.js';
 import type { RunLease } from './run-lease.js';
 
 /**
- * One way a run's status changes: from any of `from` to `to`. Every status write of the runs repository
- * names one of these, and each is checked against libs/contracts' RUN_TRANSITIONS when this module loads,
+ * One way a run's status changes: from any of `from` to `to`. Every status write (RunsRepository,
+ * RunCreationRepository; test/docs/run-status-writes.spec.ts fails on any other) names one of these, and each is checked against libs/contracts' RUN_TRANSITIONS when this module loads,
  * so a write the table does not allow cannot even be started.
  */
 export interface RunTransition<To extends RunStatus = RunStatus> {
@@ -29,6 +30,10 @@ const ENDINGS = ['completed', 'blocked', 'failed', 'cancelled'] as const;
 type Ending = (typeof ENDINGS)[number];
 
 export const RUN_MOVES = {
+  /** A run is born (apps/api/src/runs/run-creation.repository.ts): from nothing, so nothing to check. */
+  born: transition([], NEW_RUN_STATUS),
+  /** A new run of an idle agent, leased in the statement that creates it to a free executor slot of that replica. */
+  leaseAtBirth: transition([NEW_RUN_STATUS], 'leased'),
   /** An executor claims a queued run, or one whose executor's lease expired. */
   lease: transition(['queued', ...EXECUTING_RUN_STATUSES], 'leased'),
   /** The executor starts, or shows its next step. */

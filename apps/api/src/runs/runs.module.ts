@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { ComputersModule } from '../computers/computers.module.js';
 import { ParkedRunExpiry } from './parked-run-expiry.js';
+import { RunCreationRepository } from './run-creation.repository.js';
+import { RunCreation } from './run-creation.service.js';
 import { RunExecutor } from './run-executor.service.js';
 import { RunMessagesRepository } from './run-messages.repository.js';
 import { RunSignals } from './run-signals.js';
@@ -11,7 +13,16 @@ import { RunsService } from './runs.service.js';
 @Module({
   imports: [ComputersModule],
   controllers: [RunsController, WorkspaceRunsController],
-  providers: [RunsRepository, RunMessagesRepository, RunSignals, RunsService, RunExecutor, ParkedRunExpiry],
-  exports: [RunsService, RunsRepository, RunExecutor],
+  providers: [
+    RunsRepository,
+    RunCreationRepository,
+    RunMessagesRepository,
+    RunSignals,
+    RunsService,
+    RunCreation,
+    RunExecutor,
+    ParkedRunExpiry,
+  ],
+  exports: [RunsService, RunCreation, RunsRepository, RunExecutor],
 })
 export class RunsModule {}

@@ -16,7 +16,7 @@ import { uuidv7 } from '../persistence/uuidv7.js';
 import { messageContent } from '../sessions/message-views.js';
 import { StaleLeaseError, type RunLease } from './run-lease.js';
 import { readRunState, type StoredRunResult, type StoredRunState } from './run-state.js';
-import { heldBy, heldByWhere, RUN_MOVES, statusIn, type FinalRunStatus } from './run-transitions.js';
+import { heldBy, heldByWhere, RUN_MOVES, statusIn, type FinalRunStatus, type RunTransition } from './run-transitions.js';
 import type { Principal } from '../auth/principal.js';
 import { visibleWorkspaces } from '../tenancy/workspace-scope.js';
 
@@ -108,22 +108,22 @@ export class RunsRepository {
     return { held: row !== undefined, cancelRequested: row !== undefined && row.cancelRequestedAt !== null };
   }
 
-  /** A fenced update of the run itself. */
-  async update(
+  /** A fenced status change of the run the lease holds (`move` from RUN_MOVES), with the other columns it sets. */
+  private async moveHeld(
     lease: RunLease,
-    data: Prisma.RunUpdateManyMutationInput,
-    client: Prisma.TransactionClient = this.prisma,
+    move: RunTransition,
+    data: Omit<Prisma.RunUpdateManyMutationInput, 'status'>,
   ): Promise<void> {
-    const { count } = await client.run.updateMany({
-      where: heldByWhere(lease),
-      data,
+    const { count } = await this.prisma.run.updateMany({
+      where: { AND: [heldByWhere(lease), { status: { in: [...move.from] } }] },
+      data: { ...data, status: move.to },
     });
     if (count !== 1) throw new StaleLeaseError(lease.runId);
   }
 
   /** Hands the run back to the queue (its executor is shutting down); another executor resumes it. */
   async requeue(lease: RunLease): Promise<void> {
-    await this.update(lease, { status: RUN_MOVES.requeue.to, leaseOwner: null, leaseExpiresAt: null, busyStep: Prisma.DbNull });
+    await this.moveHeld(lease, RUN_MOVES.requeue, { leaseOwner: null, leaseExpiresAt: null, busyStep: Prisma.DbNull });
   }
 
   // The executor's frequent writes below are plain SQL: each runs several times per model round, and a
@@ -187,8 +187,7 @@ export class RunsRepository {
 
   /** Parks the run until an answer or a release; the lease is given up meanwhile. */
   async park(lease: RunLease, status: ParkedRunStatus, state: StoredRunState, result: StoredRunResult): Promise<Run> {
-    await this.update(lease, {
-      status: RUN_MOVES.park[status].to,
+    await this.moveHeld(lease, RUN_MOVES.park[status], {
       parkedAt: new Date(),
       busyStep: Prisma.DbNull,
       leaseOwner: null,

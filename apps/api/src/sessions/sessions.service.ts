@@ -1,15 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import type { MessageView, PageQuery, PostMessageRequest, PostMessageResponse, SessionView } from '@lazyboy/contracts';
-import { isSmallTalk } from '@lazyboy/agent';
 import type { Session } from '../persistence/generated/client.js';
-import { conflict, notFound } from '../common/api-error.js';
+import { notFound } from '../common/api-error.js';
 import type { Principal } from '../auth/principal.js';
 import { BotsService } from '../bots/bots.service.js';
 import { RealtimePublisher } from '../realtime/realtime-publisher.js';
-import { RunExecutor } from '../runs/run-executor.service.js';
+import { RunCreation } from '../runs/run-creation.service.js';
 import { RunsService } from '../runs/runs.service.js';
 import { toRunView } from '../runs/run-views.js';
-import { NonceReusedError, SessionsRepository, type AcceptedMessage } from './sessions.repository.js';
+import { SessionsRepository } from './sessions.repository.js';
 import { toMessageView, toSessionView } from './message-views.js';
 
 @Injectable()
@@ -19,7 +18,7 @@ export class SessionsService {
     private readonly bots: BotsService,
     private readonly runs: RunsService,
     private readonly realtime: RealtimePublisher,
-    private readonly executor: RunExecutor,
+    private readonly creation: RunCreation,
   ) {}
 
   async create(principal: Principal, botId: string, title: string | undefined): Promise<SessionView> {
@@ -59,44 +58,22 @@ export class SessionsService {
     return { items: items.reverse().map(toMessageView), nextBefore: more ? (items[0]?.id ?? null) : null };
   }
 
-  /**
-   * A user message: stored with its run (or as the answer to the run parked on a question) in one
-   * transaction, then the executors are woken. Greetings and small talk become chat runs: no tools, no
-   * computer.
-   */
+  /** A user message: the runs module stores it with its run (or as the answer to the chat's parked run). */
   async postMessage(principal: Principal, sessionId: string, body: PostMessageRequest): Promise<PostMessageResponse> {
     const session = await this.visible(principal, sessionId);
-    // With a free executor slot here, an idle agent's run is leased in the accepting statement itself.
-    const slot = this.executor.reserveSlot();
-    let accepted: AcceptedMessage;
-    try {
-      accepted = await this.sessions.acceptMessage({
-        session,
-        authorUserId: principal.userId,
-        text: body.text,
-        clientNonce: body.clientNonce,
-        kind: isSmallTalk(body.text) ? 'chat' : 'general',
-        directLease: slot ?? undefined,
-      });
-    } catch (error) {
-      slot?.release();
-      if (error instanceof NonceReusedError)
-        throw conflict('nonce_reused', 'this clientNonce was already used for another message; choose a new one per message');
-      throw error;
-    }
-    if (slot) {
-      const leasedHere = !accepted.replayed && accepted.run.status === 'leased' && accepted.run.leaseOwner === slot.owner;
-      if (leasedHere) slot.adopt(accepted.run.id);
-      else slot.release();
-    }
-    const message = toMessageView(accepted.message);
-    const run = toRunView(accepted.run);
-    if (!accepted.replayed) {
-      if (accepted.run.status === 'queued') await this.runs.queued();
-      await this.realtime.publish([{ kind: 'session', id: session.id }], { type: 'message.created', message });
-      await this.runs.publish(accepted.run);
-    }
-    return { message, run, queuedBehindActive: accepted.queuedBehindActive, replayed: accepted.replayed };
+    const created = await this.creation.create({
+      kind: 'message',
+      session,
+      authorUserId: principal.userId,
+      text: body.text,
+      clientNonce: body.clientNonce,
+    });
+    return {
+      message: toMessageView(created.message),
+      run: toRunView(created.run),
+      queuedBehindActive: created.queuedBehindActive,
+      replayed: created.replayed,
+    };
   }
 
   /** Empties the chat (its runs are stopped first); long-term memory is not touched. */
