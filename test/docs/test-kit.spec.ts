@@ -29,6 +29,10 @@ export const HAND_MADE_WAITS: { what: string; pattern: RegExp }[] = [
   { what: 'node:timers/promises', pattern: /from ['"](node:)?timers\/promises['"]/ },
   { what: 'a poll helper of its own', pattern: /\bfunction\s+(until|waitFor|waitUntil|poll\w*|sleep|delay|eventually)\s*[<(]/ },
   { what: 'a sleep of its own', pattern: /\bconst\s+(sleep|delay|pause)\s*=/ },
+  {
+    what: 'a part of the kit instead of the kit',
+    pattern: /from ['"][./]*(test\/)?support\/(people|waits|model-requests)\.js['"]/,
+  },
 ];
 
 describe('the test kit', () => {
@@ -38,6 +42,7 @@ describe('the test kit', () => {
       "import { setTimeout as sleep } from 'node:timers/promises';",
       'async function until(probe: () => boolean) {',
       'const sleep = (ms: number) => 0;',
+      "import { signUp } from '../support/people.js';",
     ];
     for (const [index, sample] of samples.entries()) expect(HAND_MADE_WAITS[index]!.pattern.test(sample)).toBe(true);
   });

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { RunView } from '@lazyboy/contracts';
 import type { ReceivedRequest, Turn } from '@lazyboy/model';
-import { createApiToken, createInvitation, signUp } from '../../apps/api/src/testing/test-users.js';
-import { lastPersonText } from '../support/model-requests.js';
+import { createApiToken, createInvitation, lastPersonText, signUp } from '../support/index.js';
 import { FINAL, ServiceHarness } from './service-harness.js';
 
 // A run parked on a question holds its agent for every chat and every person. Anyone who may use the agent

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { RunView } from '@lazyboy/contracts';
 import type { ReceivedRequest, Turn } from '@lazyboy/model';
-import { signUp } from '../../apps/api/src/testing/test-users.js';
-import { lastPersonText } from '../support/model-requests.js';
+import { lastPersonText, signUp } from '../support/index.js';
 import { WebHarness } from './web-harness.js';
 
 // On a phone, in the default language: the agent's run in one chat waits for an answer, so a message sent

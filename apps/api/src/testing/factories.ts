@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Bot, Prisma, PrismaClient, Run, Session, User, Workspace } from '../persistence/generated/client.js';
 
 // Rows for repository specs, built straight in the database with defaults that make a valid row: a spec
-// names only what its case is about. (Through the API instead: test-users.ts signUp and the harnesses.)
+// names only what its case is about. (Through the API instead: test/support's signUp and the harnesses.)
 // These write Run rows in any status, so test/docs/run-status-writes.spec.ts does not read this folder.
 
 type Db = Pick<PrismaClient, 'user' | 'workspace' | 'membership' | 'bot' | 'session' | 'run'>;
