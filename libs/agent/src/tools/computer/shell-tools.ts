@@ -145,7 +145,9 @@ export function shellTools(transport: ShellTransport, place: ComputerPlace, opti
 function finishedOutcome(run: Extract<ShellRunResponse, { done: true }>, timeoutMs: number): ToolOutcome {
   const status = endStatus(run.exitCode, run.signal, run.timedOut, timeoutMs);
   const shownBytes = Buffer.byteLength(run.outputTail);
-  const earlier = run.bytes > shownBytes ? `[… ${run.bytes - shownBytes} bytes earlier not shown …]\n` : '';
+  // A transport whose tail already says what was left out (and where the rest is) is not told twice.
+  const noted = run.outputTail.startsWith('[… ');
+  const earlier = run.bytes > shownBytes && !noted ? `[… ${run.bytes - shownBytes} bytes earlier not shown …]\n` : '';
   const output = run.bytes === 0 ? '(no output)' : earlier + run.outputTail;
   return { content: `${status}\n${output}`, isError: run.exitCode !== 0 };
 }
