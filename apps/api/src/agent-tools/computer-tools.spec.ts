@@ -69,6 +69,11 @@ function textOf(content: string | ContentPart[]): string {
   return typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : '')).join('\n');
 }
 
+/** A refusal by its code alone (the message after it is the transport's own words). */
+function codeOnly(text: string): string {
+  return /^[A-Z_]+: /.test(text) ? text.split(':')[0]! : text;
+}
+
 /** The text of the latest tool result the model was sent (images, if any, left out). */
 function lastToolText(r: ReceivedRequest): string {
   const content = r.messages.filter((m) => m.role === 'tool').at(-1)?.content ?? '';
@@ -271,8 +276,8 @@ describe('one tool layer: the CLI carries the same browser tool in-process', () 
   };
 
   /** Runs the script's turn over `tools`; the tool results the model read, in order. */
-  async function drive(set: ToolDefinition[]): Promise<string[]> {
-    const server = await ScriptedModelServer.start(script);
+  async function drive(set: ToolDefinition[], turn: (r: ReceivedRequest) => Turn = script): Promise<string[]> {
+    const server = await ScriptedModelServer.start(turn);
     try {
       const runtime = new Runtime({
         model: createModelClient(scriptedBackend(server)),
@@ -299,6 +304,27 @@ describe('one tool layer: the CLI carries the same browser tool in-process', () 
     expect(service[1]).toContain('Pressed!');
     expect(cli).toEqual(service);
   }, 120_000);
+
+  it('gets the same results from the shell and file tools on the computer and on the local machine', async () => {
+    const turn: Turn[] = [
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'parity/note.txt', content: 'same on both\n' } }] },
+      { toolCalls: [{ name: 'read_file', arguments: { path: 'parity/note.txt' } }] },
+      { toolCalls: [{ name: 'list_files', arguments: { path: 'parity' } }] },
+      { toolCalls: [{ name: 'shell', arguments: { command: 'cat parity/note.txt; ls parity; exit 4' } }] },
+      { toolCalls: [{ name: 'read_file', arguments: { path: 'parity/missing.txt' } }] },
+      { toolCalls: [{ name: 'report_done', arguments: { summary: 'Pressed.' } }] },
+    ];
+    const scripted = (r: ReceivedRequest): Turn => turn[r.index]!;
+    const service = await drive(computerTools(provider, { outputPollMs: 200 }), scripted);
+    const cli = await drive(
+      cliTools({ cwd: localDir, logDir: localDir, timeoutMs: 10_000, blockUntilMs: 10_000, browser: local }).tools,
+      scripted,
+    );
+    expect(service[0]).toBe('wrote 13 bytes to parity/note.txt');
+    expect(service[3]).toBe('exit 4\nsame on both\nnote.txt\n');
+    // The one difference: what a missing file's message says after the code (the worker's words, or the OS's).
+    expect(cli.map(codeOnly)).toEqual(service.map(codeOnly));
+  }, 60_000);
 
   it('refuses a number from an older observation the same way in both', async () => {
     const serviceTool = computerTools(provider).find((t) => t.name === 'browser')!;

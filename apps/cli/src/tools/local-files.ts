@@ -32,7 +32,7 @@ export class LocalFiles implements FileTransport {
         const end = offset + wholeCharacters(buffer.subarray(0, bytesRead), offset + bytesRead < size);
         const content = buffer.subarray(0, end - offset).toString('utf8');
         return {
-          path: file,
+          path: this.shown(file),
           content,
           encoding: 'utf8' as const,
           offset,
@@ -51,7 +51,7 @@ export class LocalFiles implements FileTransport {
     return this.attempt(input.path, async () => {
       await mkdir(path.dirname(file), { recursive: true });
       await writeFile(file, input.content);
-      return { path: file, bytes: Buffer.byteLength(input.content) };
+      return { path: this.shown(file), bytes: Buffer.byteLength(input.content) };
     });
   }
 
@@ -73,19 +73,25 @@ export class LocalFiles implements FileTransport {
                   : ('other' as const);
           return {
             name,
-            path: path.join(dir, name),
+            path: this.shown(path.join(dir, name)),
             type,
             size: stats?.size ?? 0,
             modifiedAt: (stats?.mtime ?? new Date(0)).toISOString(),
           };
         }),
       );
-      return { path: dir, entries };
+      return { path: input.path, entries };
     });
   }
 
   private resolve(p: string): string {
     return path.resolve(this.cwd, p);
+  }
+
+  /** A path as the answers give it, like the worker's: relative to the working directory when inside it. */
+  private shown(file: string): string {
+    const relative = path.relative(this.cwd, file);
+    return relative === '' ? '.' : relative.startsWith('..') || path.isAbsolute(relative) ? file : relative;
   }
 
   private async attempt<T>(shown: string, work: () => Promise<T>): Promise<TransportAnswer<T>> {
