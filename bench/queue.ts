@@ -25,7 +25,7 @@ import {
   type ScratchServices,
 } from '@lazyboy/localstack';
 import { ScriptedModelServer, type ReceivedRequest, type Turn } from '@lazyboy/model';
-import { signUp } from '../apps/api/src/testing/test-users.js';
+import { signUp, sleep } from '../test/support/index.js';
 import { startApi } from './stack-processes.js';
 import { median, percentile } from './stats.js';
 
@@ -198,13 +198,13 @@ async function waitFinished(pool: pg.Pool, ids: readonly string[], timeoutMs: nu
       const open = rows.filter((r) => !FINAL.includes(r.status)).map((r) => `${r.id}:${r.status}`);
       throw new Error(`runs did not finish within ${timeoutMs} ms: ${open.slice(0, 5).join(', ')} (${open.length} open)`);
     }
-    await new Promise((r) => setTimeout(r, 3));
+    await sleep(3);
   }
 }
 
 /** Transactions committed or rolled back in the bench database so far, once every backend has published them. */
 async function transactions(pool: pg.Pool): Promise<number> {
-  await new Promise((r) => setTimeout(r, STATS_SETTLE_MS));
+  await sleep(STATS_SETTLE_MS);
   const { rows } = await query<{ n: string }>(
     pool,
     'SELECT sum(xact_commit + xact_rollback) AS n FROM pg_stat_database WHERE datname = $1',
@@ -430,7 +430,7 @@ try {
         } else {
           for (let c = 0; c < copies; c++) {
             got.push(await post(sessionId, text, nonce));
-            if (c < copies - 1) await new Promise((r) => setTimeout(r, Math.random() * 20));
+            if (c < copies - 1) await sleep(Math.random() * 20);
           }
         }
         posts += copies;

@@ -7,8 +7,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { repoRoot } from '@lazyboy/localstack';
 import type { ReceivedRequest, Turn } from '@lazyboy/model';
-import { signUp } from '../apps/api/src/testing/test-users.js';
-import { apiCaller } from '../test/support/api-call.js';
+import { signUp, asPerson, sleep } from '../test/support/index.js';
 import { addSessionCookie, launchChromium } from '../test/support/browser.js';
 import { startProductStack, type ProductStack } from './stack-processes.js';
 
@@ -71,7 +70,7 @@ try {
     workspaces: { id: string }[];
   };
   const workspaceId = me.workspaces[0]!.id;
-  const call = apiCaller(api.url, cookie);
+  const call = asPerson(api.url, cookie).call;
   const agents = [];
   for (const [name, seed] of [
     ['小助手', 'helper'],
@@ -99,7 +98,7 @@ try {
   for (let i = 0; i < 100; i++) {
     const run = await call<{ status: string }>('GET', `/api/runs/${posted.run.id}`);
     if (run.status === 'completed') break;
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
   await call('POST', `/api/bots/${agents[0]!.id}/computer/boot`);
 

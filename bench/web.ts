@@ -12,8 +12,7 @@ import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { tail } from '@lazyboy/localstack';
 import type { ReceivedRequest, Turn } from '@lazyboy/model';
-import { signUp } from '../apps/api/src/testing/test-users.js';
-import { apiCaller } from '../test/support/api-call.js';
+import { signUp, asPerson } from '../test/support/index.js';
 import { addSessionCookie, launchChromium } from '../test/support/browser.js';
 import { startProductStack, type ProductStack } from './stack-processes.js';
 import { median, percentile } from './stats.js';
@@ -37,7 +36,7 @@ try {
   stack = await startProductStack({ prefix: 'lazyboy-bench-web-', database: DATABASE, script });
   const { api, web } = stack;
   const user = await signUp(api.url);
-  const call = apiCaller(api.url, user.cookie);
+  const call = asPerson(api.url, user.cookie).call;
   const bot = await call<{ id: string }>('POST', `/api/workspaces/${user.workspaceId}/bots`, { name: 'Bench' });
   const session = await call<{ id: string }>('POST', `/api/bots/${bot.id}/sessions`, { title: 'Bench' });
   await call('POST', `/api/bots/${bot.id}/computer/boot`);

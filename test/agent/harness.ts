@@ -10,6 +10,7 @@ import {
 } from '@lazyboy/agent';
 import { createModelClient, ScriptedModelServer, scriptedBackend, type Script } from '@lazyboy/model';
 import { z } from 'zod';
+import { sleep } from '../support/index.js';
 
 /** A runtime talking to a scripted model server over HTTP, with its events and checkpoints recorded. */
 export interface Harness {
@@ -58,7 +59,7 @@ export function echoTool(log: string[] = [], kind: 'read' | 'command' = 'read', 
     schema: z.object({ key: z.string() }),
     execute: async ({ key }) => {
       log.push(`start ${key}`);
-      if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
+      if (delayMs) await sleep(delayMs);
       log.push(`end ${key}`);
       return { content: `value of ${key}` };
     },

@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { backgroundAfter, defineTool, type ToolOutcome } from '@lazyboy/agent';
 import type { ReceivedRequest, Turn } from '@lazyboy/model';
 import { z } from 'zod';
+import { sleep } from '../support/index.js';
 import { echoTool, harness, lastMessage } from './harness.js';
 
 /** A command tool that finishes in time or goes to the background after `blockUntilMs`. */
@@ -12,9 +13,7 @@ function commandTool(durationMs: number, blockUntilMs: number) {
     description: 'run a command',
     schema: z.object({ command: z.string() }),
     execute: async ({ command }, ctx) => {
-      const work = new Promise<ToolOutcome>((resolve) =>
-        setTimeout(() => resolve({ content: `${command}: exit 0` }), durationMs),
-      );
+      const work = sleep(durationMs).then((): ToolOutcome => ({ content: `${command}: exit 0` }));
       return backgroundAfter(ctx, command, work, blockUntilMs);
     },
   });

@@ -5,6 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ReceivedRequest, Turn } from '@lazyboy/model';
 import { cliFixture } from './cli-harness.js';
+import { sleep } from '../support/index.js';
 
 const SHOP = `<!doctype html><title>Tiny shop</title><h1>Tiny shop</h1>
   <p id="status">Cart is empty</p>
@@ -18,7 +19,7 @@ async function startXvfb(): Promise<{ display: string; stop(): void }> {
   let n = 90;
   while (existsSync(`/tmp/.X11-unix/X${n}`) || existsSync(`/tmp/.X${n}-lock`)) n++;
   const xvfb: ChildProcess = spawn('Xvfb', [`:${n}`, '-screen', '0', '1280x800x24', '-nolisten', 'tcp'], { stdio: 'ignore' });
-  for (let i = 0; i < 100 && !existsSync(`/tmp/.X11-unix/X${n}`); i++) await new Promise((r) => setTimeout(r, 50));
+  for (let i = 0; i < 100 && !existsSync(`/tmp/.X11-unix/X${n}`); i++) await sleep(50);
   return { display: `:${n}`, stop: () => void xvfb.kill() };
 }
 

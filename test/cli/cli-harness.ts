@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '@lazyboy/localstack';
 import { ScriptedModelServer, type Script } from '@lazyboy/model';
+import { sleep } from '../support/index.js';
 
 export const CLI = path.join(repoRoot, 'apps/cli/dist/main.js');
 
@@ -52,7 +53,7 @@ export async function cliFixture(script: Script) {
         while (!has()) {
           if (Date.now() > deadline || child.exitCode !== null)
             throw new Error(`never saw ${String(text)}:\n${stdout}\n${stderr}`);
-          await new Promise((r) => setTimeout(r, 50));
+          await sleep(50);
         }
       },
     };

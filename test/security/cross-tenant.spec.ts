@@ -5,11 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ReceivedRequest, Turn } from '@lazyboy/model';
 import pg from 'pg';
-import { signUp, type TestUser } from '../../apps/api/src/testing/test-users.js';
+import { signUp, type TestUser, contentText, isImageCarrier, lastPersonText } from '../support/index.js';
 import { StandInInternet } from '../../libs/desktop/src/testing/stand-in-internet.js';
 import { startTestPages, type TestSite } from '../../libs/desktop/src/testing/test-site.js';
 import { FINAL } from '../service/service-harness.js';
-import { contentText, isImageCarrier, lastPersonText } from '../support/model-requests.js';
 import { WebHarness } from '../web/web-harness.js';
 
 // Two tenants on one host, as an outsider would attack it: tenant B's agent, driven by a scripted model

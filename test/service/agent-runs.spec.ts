@@ -3,7 +3,7 @@ import type { MessageView, RealtimeEvent, RunView } from '@lazyboy/contracts';
 import type { ReceivedRequest, Turn } from '@lazyboy/model';
 import pg from 'pg';
 import { FINAL, ServiceHarness, startButtonSite } from './service-harness.js';
-import { lastPersonText, lastToolText } from '../support/model-requests.js';
+import { lastPersonText, lastToolText, until } from '../support/index.js';
 
 // A user talks to an agent through the API, with real Postgres, Redis and a real worker (Xvfb, Chromium)
 // spawned by the local pool driver; only the model is scripted.
@@ -86,7 +86,9 @@ describe('an agent at work, over HTTP and socket.io', () => {
         ['user', 'Hello there!'],
         ['assistant', 'Hi! I am Ada. What shall we do?'],
       ]);
-      await waitFor(() => events.some((e) => e.type === 'run.updated' && e.run.status === 'completed'));
+      await until('run.updated completed', () => events.some((e) => e.type === 'run.updated' && e.run.status === 'completed'), {
+        timeoutMs: 5_000,
+      });
       const created = events.filter(
         (e): e is Extract<RealtimeEvent, { type: 'message.created' }> => e.type === 'message.created',
       );
@@ -232,11 +234,3 @@ describe('an agent at work, over HTTP and socket.io', () => {
     expect(after.status).toBe('completed');
   });
 });
-
-async function waitFor(check: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import type { MessageView } from '@lazyboy/contracts';
 import { listPids, readEnviron } from '@lazyboy/desktop';
@@ -9,7 +8,7 @@ import { findFreePort, repoRoot } from '@lazyboy/localstack';
 import type { ReceivedRequest, Turn } from '@lazyboy/model';
 import { startTestApp, type TestApp } from '../../apps/api/src/testing/test-app.js';
 import { FINAL, ServiceHarness, startButtonSite } from './service-harness.js';
-import { contentText, lastToolText } from '../support/model-requests.js';
+import { contentText, lastToolText, sleep, until } from '../support/index.js';
 
 // Executors that die or stall mid-tool. Postgres decides who owns a run (fenced leases): a run whose
 // executor was killed is recovered by another with an explicit "outcome unknown" (never replayed), and
@@ -63,14 +62,6 @@ describe('executor faults', () => {
       )
     ).rows[0]!;
 
-  async function until(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 90_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await sleep(100);
-    }
-  }
-
   it('recovers a run whose executor was killed mid-tool with "outcome unknown", without replaying the call', async () => {
     const { user, sessionId } = await harness.userWithAgent();
     // Executor A: a real API process, killed with SIGKILL while its browser call waits on a page that never loads.
@@ -84,7 +75,7 @@ describe('executor faults', () => {
     children.push(a);
 
     const sent = await harness.send(user, sessionId, 'Open the hanging page');
-    await until(() => site.requests('/hang') === 1, 'the page request of executor A');
+    await until('the page request of executor A', () => site.requests('/hang') === 1, { timeoutMs: 90_000, everyMs: 100 });
     const before = await runRow(sent.run.id);
     expect(before.status).toBe('running');
     process.kill(-a.pid!, 'SIGKILL');
@@ -105,7 +96,10 @@ describe('executor faults', () => {
     extraApps.push(a);
     const sent = await harness.send(user, sessionId, 'Open the slow page');
     const slowBefore = site.requests('/slow');
-    await until(() => site.requests('/slow') > slowBefore, 'the slow page request of executor A');
+    await until('the slow page request of executor A', () => site.requests('/slow') > slowBefore, {
+      timeoutMs: 90_000,
+      everyMs: 100,
+    });
     const held = await runRow(sent.run.id);
 
     // A stalls past its lease (simulated by expiring it); B claims the run with a newer fence. A's renewal

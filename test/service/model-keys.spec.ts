@@ -4,7 +4,7 @@ import pg from 'pg';
 import type { BotView, RunView, WorkspaceView } from '@lazyboy/contracts';
 import { ScriptedModelServer } from '@lazyboy/model';
 import { CaptureServer } from '../../libs/model/src/testing/capture-server.js';
-import { logInFirstAdmin, signUp, type TestUser } from '../../apps/api/src/testing/test-users.js';
+import { logInFirstAdmin, signUp, type TestUser } from '../support/index.js';
 import { FINAL, ServiceHarness } from './service-harness.js';
 
 // An agent's model key stays with the endpoint it was stored for (issue #13): agents run end to end against

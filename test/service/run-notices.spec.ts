@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { MessageView, RunView } from '@lazyboy/contracts';
 import type { ReceivedRequest, Turn } from '@lazyboy/model';
-import { lastPersonText } from '../support/model-requests.js';
+import { lastPersonText } from '../support/index.js';
 import { FINAL, ServiceHarness } from './service-harness.js';
 
 // The message a run ends with on an error or a guard carries the run's stable code (and the provider's own

@@ -1,7 +1,6 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { PostMessageResponse, RealtimeAck, RealtimeEvent, RealtimeRoom, RunView } from '@lazyboy/contracts';
 import { ScriptedModelServer, type Script } from '@lazyboy/model';
 import { io, type Socket } from 'socket.io-client';
@@ -9,7 +8,7 @@ import type { ApiConfig } from '../../apps/api/src/config/api-config.js';
 import { startTestApp, type ProviderOverride, type TestApp } from '../../apps/api/src/testing/test-app.js';
 import { createIsolatedDatabase, type IsolatedDatabase } from '../../apps/api/src/testing/test-database.js';
 import { testApiConfig } from '../../apps/api/src/testing/test-config.js';
-import { signUp, type TestUser } from '../../apps/api/src/testing/test-users.js';
+import { asPerson, signUp, sleep, type TestUser } from '../support/index.js';
 import { startTestSite } from '../../libs/desktop/src/testing/test-site.js';
 
 /**
@@ -69,23 +68,12 @@ export class ServiceHarness {
     return { user, botId: bot.id, sessionId: session.id };
   }
 
-  async call<T>(user: TestUser, method: string, route: string, body?: unknown, expectStatus?: number): Promise<T> {
-    const res = await this.raw(user, method, route, body);
-    const text = await res.text();
-    const ok = expectStatus === undefined ? res.ok : res.status === expectStatus;
-    if (!ok) throw new Error(`${method} ${route} answered ${res.status}: ${text}`);
-    return (text ? JSON.parse(text) : undefined) as T;
+  call<T>(user: TestUser, method: string, route: string, body?: unknown, expectStatus?: number): Promise<T> {
+    return asPerson(this.app.url, user.cookie).call<T>(method, route, body, expectStatus);
   }
 
   raw(user: TestUser | null, method: string, route: string, body?: unknown): Promise<Response> {
-    return fetch(`${this.app.url}${route}`, {
-      method,
-      headers: {
-        ...(user ? { cookie: user.cookie } : {}),
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
+    return asPerson(this.app.url, user?.cookie ?? null).raw(method, route, body);
   }
 
   send(user: TestUser, sessionId: string, text: string, clientNonce = `nonce-${Math.random().toString(36).slice(2)}`) {

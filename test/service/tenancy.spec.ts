@@ -6,7 +6,7 @@ import { routeSchemas } from '../../apps/api/src/common/route-docs.js';
 import { collectApiRoutes, listApiRoutes, type ApiRouteSummary } from '../../apps/api/src/openapi/api-routes.js';
 import { startTestApp, type TestApp } from '../../apps/api/src/testing/test-app.js';
 import { testApiConfig } from '../../apps/api/src/testing/test-config.js';
-import { bearer, signUp, type TestUser } from '../../apps/api/src/testing/test-users.js';
+import { bearer, signUp, type TestUser } from '../support/index.js';
 
 // Table-driven isolation check: every authenticated route that names an entity by id is called by Bob with
 // Alice's ids and must answer exactly like a missing id (404 NOT_FOUND), with a body that would be valid,

@@ -10,7 +10,7 @@ import { collectApiRoutes, type ApiRoute } from '../../apps/api/src/openapi/api-
 import { startTestApp, type TestApp } from '../../apps/api/src/testing/test-app.js';
 import { TEST_INTERNAL_SECRET, testApiConfig } from '../../apps/api/src/testing/test-config.js';
 import { createIsolatedDatabase, type IsolatedDatabase } from '../../apps/api/src/testing/test-database.js';
-import { logInFirstAdmin, signUp, type TestUser } from '../../apps/api/src/testing/test-users.js';
+import { logInFirstAdmin, signUp, type TestUser } from '../support/index.js';
 
 // Table-driven: every route that takes a body or a query gets, in each of its text fields in turn, a NUL
 // and (bodies) an unpaired surrogate, and must answer 400 VALIDATION_FAILED naming exactly that field —

@@ -18,7 +18,7 @@ import type {
 import { ScriptedModelServer, type ReceivedRequest } from '@lazyboy/model';
 import { CaptureServer } from '../../libs/model/src/testing/capture-server.js';
 import { LOCAL_MODEL_SERVER_CANDIDATES } from '../../apps/api/src/model/workspace-model.service.js';
-import { logInFirstAdmin, signUp, type TestUser } from '../../apps/api/src/testing/test-users.js';
+import { logInFirstAdmin, signUp, type TestUser } from '../support/index.js';
 import { FINAL, ServiceHarness } from './service-harness.js';
 
 // A workspace's model (issue #14): its settings and key in PATCH /api/workspaces/:id, used by its agents'

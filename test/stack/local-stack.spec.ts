@@ -5,6 +5,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs
 import path from 'node:path';
 import pg from 'pg';
 import { runCli, stackEnv, startUp, type RunningUp } from './stack-run.js';
+import { sleep } from '../support/index.js';
 
 interface Proc {
   pid: number;
@@ -35,7 +36,7 @@ async function readyzUntil(port: number, status: number): Promise<{ status: numb
       const body = (await res.json()) as Record<string, unknown>;
       if (res.status === status || Date.now() > deadline) return { status: res.status, body };
     }
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
 }
 

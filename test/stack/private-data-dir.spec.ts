@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { BotComputerView, PostMessageResponse, RunView } from '@lazyboy/contracts';
 import { ScriptedModelServer } from '@lazyboy/model';
-import { logIn } from '../../apps/api/src/testing/test-users.js';
+import { logIn, sleep } from '../support/index.js';
 import { runCli, stackEnv, startUp, type RunningUp } from './stack-run.js';
 
 const asRoot = process.getuid?.() === 0;
@@ -100,7 +100,7 @@ describe('lazyboy up from a private directory', () => {
       let run: RunView;
       const deadline = Date.now() + 60_000;
       do {
-        await new Promise((r) => setTimeout(r, 200));
+        await sleep(200);
         run = await call<RunView>(apiUrl, cookie, 'GET', `/api/runs/${sent.run.id}`);
       } while (!['completed', 'failed', 'cancelled'].includes(run.status) && Date.now() < deadline);
       expect({ status: run.status, error: run.errorMessage }).toEqual({ status: 'completed', error: null });

@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '@lazyboy/localstack';
+import { sleep } from '../support/index.js';
 
 export const CLI = path.join(repoRoot, 'apps/cli/dist/main.js');
 const BUILT = [CLI, 'apps/api/dist/main.js', 'apps/worker/dist/main.js', 'apps/web/.next/BUILD_ID'].map((f) =>
@@ -84,7 +85,7 @@ export async function startUp(env: NodeJS.ProcessEnv, options: StartUpOptions = 
       }
       throw new Error(`up did not come up:\n${output}`);
     }
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
   }
   return running;
 }

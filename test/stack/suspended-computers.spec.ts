@@ -7,7 +7,7 @@ import path from 'node:path';
 import { browserRoutes, workerRoutes, type BotComputerView } from '@lazyboy/contracts';
 import { desktopUserName } from '@lazyboy/desktop';
 import { WorkerClient } from '../../apps/api/src/computers/worker-client.js';
-import { signUp, type TestUser } from '../../apps/api/src/testing/test-users.js';
+import { signUp, type TestUser } from '../support/index.js';
 import { scanProcesses, type ScannedProcess } from '../../libs/desktop/src/testing/process-scan.js';
 import { runCli, stackEnv, startUp, type RunningUp } from './stack-run.js';
 

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ReceivedRequest, Turn } from '@lazyboy/model';
 import type { Page } from 'playwright-core';
-import { signUp } from '../../apps/api/src/testing/test-users.js';
+import { signUp, contentText, lastPersonText } from '../support/index.js';
 import { startTestSite } from '../../libs/desktop/src/testing/test-site.js';
 import { WebHarness } from './web-harness.js';
-import { contentText, lastPersonText } from '../support/model-requests.js';
 
 // The computer panel in a real Chromium: the agent's live desktop over noVNC through the web server's
 // /view proxy, and a person taking over, clicking in the desktop and handing back while a run waits.

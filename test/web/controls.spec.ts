@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ReceivedRequest, Turn } from '@lazyboy/model';
-import { signUp } from '../../apps/api/src/testing/test-users.js';
+import { signUp, lastPersonText } from '../support/index.js';
 import { WebHarness } from './web-harness.js';
-import { lastPersonText } from '../support/model-requests.js';
 
 // The conversation's controls in a real Chromium: stopping a working agent, sending while the network is
 // down and retrying, and switching workspaces.

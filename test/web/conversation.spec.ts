@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ReceivedRequest, Turn } from '@lazyboy/model';
-import { signUp } from '../../apps/api/src/testing/test-users.js';
+import { signUp, lastPersonText } from '../support/index.js';
 import { WebHarness } from './web-harness.js';
-import { lastPersonText } from '../support/model-requests.js';
 
 // A person uses LazyBoy in a real Chromium: signs in, creates an agent, sends it a task and watches the
 // agent's status and answer arrive over the websocket; the whole stack runs behind the web server.

@@ -5,8 +5,7 @@ import type { BotView, WorkspaceView } from '@lazyboy/contracts';
 import { ScriptedModelServer, type ReceivedRequest, type Turn } from '@lazyboy/model';
 import type { Page } from 'playwright-core';
 import { LOCAL_MODEL_SERVER_CANDIDATES } from '../../apps/api/src/model/workspace-model.service.js';
-import { logInFirstAdmin, type TestUser } from '../../apps/api/src/testing/test-users.js';
-import { lastPersonText } from '../support/model-requests.js';
+import { logInFirstAdmin, type TestUser, lastPersonText } from '../support/index.js';
 import { WebHarness } from './web-harness.js';
 
 // A fresh install as its first admin meets it in a real Chromium: no model anywhere, so the chat says so

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { BotView, CreatedInvitationView, InvitationListView, MeView } from '@lazyboy/contracts';
-import { logInFirstAdmin, signUp, type TestUser } from '../../apps/api/src/testing/test-users.js';
+import { logInFirstAdmin, signUp, type TestUser } from '../support/index.js';
 import { WebHarness } from './web-harness.js';
 
 // Joining a team from the browser under the product's default sign-up policy (`invite`): the first admin

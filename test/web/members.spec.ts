@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BotView, MemberListView, MeView } from '@lazyboy/contracts';
-import { signUp } from '../../apps/api/src/testing/test-users.js';
+import { signUp } from '../support/index.js';
 import { WebHarness } from './web-harness.js';
 
 // The members page and the agent settings in a real Chromium, at phone width and in both languages:
@@ -62,6 +62,7 @@ describe('members and agent settings in a real browser', () => {
     await harness.service.call(owner, 'POST', `/api/workspaces/${owner.workspaceId}/members`, { email: member.email });
     const bot = await harness.service.call<BotView>(owner, 'POST', `/api/workspaces/${owner.workspaceId}/bots`, {
       name: 'Shared agent',
+      modelSettings: { provider: 'openai-chat', baseUrl: 'https://models.example.net/v1', model: 'shared-model' },
     });
     const { context, page } = await harness.newPage({ cookie: member.cookie, locale: 'en' });
     try {
@@ -82,6 +83,10 @@ describe('members and agent settings in a real browser', () => {
 
       await page.goto(`/agents/${bot.id}/settings`);
       await page.getByTestId('agent-model-readonly').waitFor();
+      // The agent's own model is named, its address (which may be on the owner's LAN) is not.
+      const readonly = await page.getByTestId('agent-model-readonly').innerText();
+      expect(readonly).toContain('shared-model');
+      expect(await page.content()).not.toContain('models.example.net');
       expect(await page.getByTestId('agent-model-save').count()).toBe(0);
       // Members may still shape the agent itself.
       await page.getByTestId('agent-instructions').fill('Answer briefly.');

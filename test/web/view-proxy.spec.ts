@@ -4,9 +4,8 @@ import { promisify } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { WebSocket } from 'ws';
-import { signUp, type TestUser } from '../../apps/api/src/testing/test-users.js';
+import { signUp, type TestUser, sleep } from '../support/index.js';
 import { RfbClient } from './rfb-client.js';
 import { WebHarness } from './web-harness.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { createSerialQueue } from './serial-queue.js';
+import { sleep } from '../../../test/support/index.js';
 
 /** A promise settled from outside, to hold a task in flight for as long as a test needs. */
 function deferred<T>() {
@@ -12,7 +13,8 @@ function deferred<T>() {
   return { promise, resolve, reject };
 }
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+/** Lets the queue's timers and promise callbacks run. */
+const settle = () => sleep(0);
 
 describe('createSerialQueue', () => {
   it('starts a task only once the one before it has settled', async () => {

@@ -11,6 +11,7 @@ import type {
   WorkerErrorBody,
 } from '@lazyboy/contracts';
 import { WorkerFixture, type Answer } from './testing/worker-fixture.js';
+import { sleep } from '../../../test/support/index.js';
 
 type Done = Extract<ShellRunResponse, { done: true }>;
 
@@ -45,7 +46,7 @@ describe('worker workspace API (sandboxed shell, home files, native windows, wai
     expect(started.status).toBe(200);
     expect(started.body.done).toBe(false);
     const { commandId } = started.body;
-    await new Promise((resolve) => setTimeout(resolve, 1_800));
+    await sleep(1_800);
     const output = await post<ShellOutputResponse>('/shell/output', { fence: 1, commandId });
     expect(output.status).toBe(200);
     expect(output.body.text).toContain('second');
@@ -60,7 +61,7 @@ describe('worker workspace API (sandboxed shell, home files, native windows, wai
     const stale = await fail('/shell/run', { fence: 4, command: 'touch stale-marker' });
     expect(stale.status).toBe(409);
     expect(stale.body.error.code).toBe('STALE_FENCE');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await sleep(300);
     expect(existsSync(path.join(worker.displays.homeDir, 'stale-marker'))).toBe(false);
     const read = await fail('/files/read', { fence: 5, path: 'stale-marker' });
     expect(read.status).toBe(404);
@@ -112,7 +113,7 @@ describe('worker workspace API (sandboxed shell, home files, native windows, wai
     for (let attempt = 0; attempt < 40; attempt += 1) {
       observed = await post<NativeObserveResponse>('/native/observe', { fence: 5 });
       if (observed.status === 200 && /dialog "Lazyboy question" \[Zenity\].*active/.test(observed.body.observation)) break;
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      await sleep(250);
     }
     expect(observed?.status).toBe(200);
     expect(observed?.body.observation).toMatch(/dialog "Lazyboy question" \[Zenity\].*active/);
@@ -125,7 +126,7 @@ describe('worker workspace API (sandboxed shell, home files, native windows, wai
     expect(acted.body.via).toBe('xdotool');
     let output = '';
     for (let attempt = 0; attempt < 40 && !output.includes('answered'); attempt += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      await sleep(250);
       output += (await post<ShellOutputResponse>('/shell/output', { fence: 5, commandId: started.body.commandId })).body.text;
     }
     expect(output).toMatch(/answered [01]/);

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import { ManagedProcess, groupAlive, isAlive } from './managed-process.js';
+import { sleep } from '../../../test/support/index.js';
 
 async function waitForFile(file: string): Promise<string> {
   for (let i = 0; i < 100; i++) {
@@ -12,7 +13,7 @@ async function waitForFile(file: string): Promise<string> {
     } catch {
       // not written yet
     }
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
   throw new Error(`${file} never appeared`);
 }

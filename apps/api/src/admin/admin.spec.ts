@@ -6,7 +6,7 @@ import { PrismaService } from '../persistence/prisma.service.js';
 import { startTestApp, type TestApp } from '../testing/test-app.js';
 import { testApiConfig } from '../testing/test-config.js';
 import { createIsolatedDatabase, type IsolatedDatabase } from '../testing/test-database.js';
-import { logIn, logInFirstAdmin, signUp, type TestUser } from '../testing/test-users.js';
+import { logIn, logInFirstAdmin, signUp, type TestUser } from '../../../../test/support/index.js';
 
 // Its own address per suite: the per-account sign-in limit lives in the one Redis every suite shares.
 const ADMIN_EMAIL = `root-${randomUUID().slice(0, 8)}@example.test`;

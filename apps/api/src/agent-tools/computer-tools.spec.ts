@@ -14,6 +14,7 @@ import { LocalBrowser } from '../../../cli/src/tools/local-browser.js';
 import { cliTools } from '../../../cli/src/tools/cli-tools.js';
 import { WorkerClient } from '../computers/worker-client.js';
 import { computerTools, ScreenLeaseLostError, TAKEOVER_PROMPT, type ScreenProvider } from './index.js';
+import { sleep } from '../../../../test/support/index.js';
 
 // The computer tools against a real worker process (apps/worker/dist/main.js) with one real screen:
 // Xvfb, Chromium, the sandboxed shell, the home's files. One desktop boot for the whole suite.
@@ -113,7 +114,7 @@ async function waitForHealth(base: string, timeoutMs: number): Promise<void> {
     }
     if (!worker?.running) throw new Error('the worker exited during start-up');
     if (Date.now() > deadline) throw new Error('the worker did not answer /healthz');
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
   }
 }
 

@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import request from 'supertest';
 import { PrismaService } from '../persistence/prisma.service.js';
 import { freshIp } from '../testing/test-addresses.js';
 import { startTestApp, type TestApp } from '../testing/test-app.js';
 import { testApiConfig } from '../testing/test-config.js';
-import { signUp, type TestUser } from '../testing/test-users.js';
+import { signUp, type TestUser, sleep } from '../../../../test/support/index.js';
 import { KNOWN_DEVICE_COOKIE } from './known-device.js';
 
 // The per-account limit on failed sign-ins: counted per email from anywhere, so guesses spread over many

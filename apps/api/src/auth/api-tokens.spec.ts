@@ -5,7 +5,7 @@ import { PrismaService } from '../persistence/prisma.service.js';
 import { startTestApp, type TestApp } from '../testing/test-app.js';
 import { testApiConfig } from '../testing/test-config.js';
 import { createIsolatedDatabase, type IsolatedDatabase } from '../testing/test-database.js';
-import { bearer, createApiToken, logIn, signUp, type TestUser } from '../testing/test-users.js';
+import { bearer, createApiToken, logIn, signUp, type TestUser } from '../../../../test/support/index.js';
 import { sha256Hex } from './secrets.js';
 
 describe('API tokens', () => {

@@ -5,7 +5,7 @@ import { PrismaService } from '../persistence/prisma.service.js';
 import { freshIp } from '../testing/test-addresses.js';
 import { startTestApp, type TestApp } from '../testing/test-app.js';
 import { testApiConfig } from '../testing/test-config.js';
-import { logIn, sessionCookieOf, signUp } from '../testing/test-users.js';
+import { logIn, sessionCookieOf, signUp } from '../../../../test/support/index.js';
 import { sha256Hex } from './secrets.js';
 
 /**

@@ -30,8 +30,21 @@ export function mergeModelSettings(stored: unknown, next: BotModelSettings): Pri
   return { ...kept, ...next };
 }
 
-/** `keyLast4`: the agent's key's last four characters where the viewer may see them (owners and admins). */
-export function toBotView(bot: Bot, modelReadiness: ModelReadiness, keyLast4: string | null): BotView {
+/** What of an agent's model settings its viewer may see. */
+export interface BotViewer {
+  /** Owners and admins, who may change the settings, see everything. */
+  manager: boolean;
+  /** The agent's key's last four characters, for a manager. */
+  keyLast4: string | null;
+}
+
+/**
+ * A member sees which provider and model the agent uses, not its base URL: like the workspace's (withheld
+ * from members too), it can name a machine on the owner's LAN.
+ */
+export function toBotView(bot: Bot, modelReadiness: ModelReadiness, viewer: BotViewer): BotView {
+  const settings = modelSettingsOf(bot.modelSettings);
+  const { baseUrl: _lanAddress, ...shareable } = settings;
   return {
     id: bot.id,
     workspaceId: bot.workspaceId,
@@ -39,9 +52,9 @@ export function toBotView(bot: Bot, modelReadiness: ModelReadiness, keyLast4: st
     avatarSeed: bot.avatarSeed,
     instructions: bot.instructions,
     computerMode: bot.computerMode,
-    modelSettings: modelSettingsOf(bot.modelSettings),
+    modelSettings: viewer.manager ? settings : shareable,
     hasModelApiKey: bot.modelApiKeyCipher !== null,
-    modelApiKeyLast4: keyLast4,
+    modelApiKeyLast4: viewer.manager ? viewer.keyLast4 : null,
     modelReadiness,
     createdAt: bot.createdAt.toISOString(),
     updatedAt: bot.updatedAt.toISOString(),

@@ -8,7 +8,7 @@ import { PrismaService } from '../persistence/prisma.service.js';
 import { startTestApp, type TestApp } from '../testing/test-app.js';
 import { testApiConfig } from '../testing/test-config.js';
 import { sessionPrincipalOf } from '../testing/test-principal.js';
-import { bearer, createApiToken, signUp, type TestUser } from '../testing/test-users.js';
+import { bearer, createApiToken, signUp, type TestUser } from '../../../../test/support/index.js';
 import { ModelKeys } from '../model/model-keys.js';
 import { BotsService } from './bots.service.js';
 
@@ -237,6 +237,18 @@ describe('agents (bots) over HTTP', () => {
       expect(renamed.body.hasModelApiKey).toBe(true);
       // A member is not told any of the key's characters.
       expect(renamed.body.modelApiKeyLast4).toBeNull();
+      // Nor the agent's base URL (it can name a machine on the owner's LAN), in any view of it.
+      const memberViews = [
+        renamed.body as BotView,
+        (await http().get(`/api/bots/${bot.id}`).set('Cookie', bob.cookie).expect(200)).body as BotView,
+        ...((await http().get(`/api/workspaces/${alice.workspaceId}/bots`).set('Cookie', bob.cookie).expect(200))
+          .body as BotView[]),
+      ];
+      for (const view of memberViews) expect(view.modelSettings.baseUrl).toBeUndefined();
+      expect(memberViews[1]!.modelSettings).toEqual({ provider: 'openai-chat', model: 'm' });
+      expect(memberViews[1]!.modelReadiness.source).toBe('bot');
+      const byOwner = (await http().get(`/api/bots/${bot.id}`).set('Cookie', alice.cookie).expect(200)).body as BotView;
+      expect(byOwner.modelSettings.baseUrl).toBe('https://models.example.net/v1');
       expect((await createInAlices(bob, { name: `Bob's own ${randomUUID()}`, modelSettings: {} })).status).toBe(201);
       const byAdmin = await patch(carol, bot.id, { modelSettings: { provider: 'xai', model: 'carol' }, modelApiKey: 'sk-carol' });
       expect(byAdmin.status).toBe(200);

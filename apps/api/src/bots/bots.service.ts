@@ -135,7 +135,7 @@ export class BotsService {
 
   /**
    * Views of agents of one workspace, as `role` sees them: the workspace's model row is read once for all
-   * of them, and only owners and admins (who may change a key) see its last four characters.
+   * of them, and only owners and admins (who may change them) see a key's last four characters and a base URL.
    */
   private async views(workspaceId: string, role: MembershipRole, bots: Bot[]): Promise<BotView[]> {
     const row: ModelLinkRow = (await this.workspaces.modelRow(workspaceId)) ?? { modelSettings: {}, modelApiKeyCipher: null };
@@ -146,7 +146,7 @@ export class BotsService {
     );
     const manager = hasRole(role, 'admin');
     return bots.map((bot, index) =>
-      toBotView(bot, readiness[index]!, manager ? this.modelKeys.last4(bot.modelApiKeyCipher) : null),
+      toBotView(bot, readiness[index]!, { manager, keyLast4: manager ? this.modelKeys.last4(bot.modelApiKeyCipher) : null }),
     );
   }
 

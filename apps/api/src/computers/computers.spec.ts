@@ -17,7 +17,7 @@ import { PrismaService } from '../persistence/prisma.service.js';
 import { RealtimePublisher } from '../realtime/realtime-publisher.js';
 import { testApiConfig, TEST_INTERNAL_SECRET } from '../testing/test-config.js';
 import { createIsolatedDatabase, type IsolatedDatabase } from '../testing/test-database.js';
-import { signUp, type TestUser } from '../testing/test-users.js';
+import { signUp, type TestUser, until } from '../../../../test/support/index.js';
 import { ComputersLifecycle } from './computers-lifecycle.js';
 import { LocalPoolDriver } from './local-pool-driver.js';
 import { PoolDriver } from './pool-driver.js';
@@ -56,16 +56,6 @@ function alive(pid: number): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 150));
   }
 }
 
@@ -399,7 +389,7 @@ describe('computers with real workers (local pool driver)', () => {
         const c = await teamComputer();
         return c.state === 'suspended' ? c : undefined;
       },
-      20_000,
+      { timeoutMs: 20_000 },
     );
     expect(suspended.suspendedAt).not.toBeNull();
     const binding = driver.workerPids();
@@ -418,7 +408,7 @@ describe('computers with real workers (local pool driver)', () => {
     await until(
       'the suspended computer to be stopped',
       async () => ((await teamComputer()).state === 'stopped' ? true : undefined),
-      30_000,
+      { timeoutMs: 30_000 },
     );
     const stopped = await teamComputer();
     expect(stopped).toMatchObject({ endpoint: null, controlTokenCipher: null, bindOwner: null });

@@ -10,6 +10,7 @@ import { findFreePort, startRedis, type RunningRedis } from '@lazyboy/localstack
 import { AppModule } from '../app.module.js';
 import type { ApiConfig } from '../config/api-config.js';
 import { testApiConfig } from '../testing/test-config.js';
+import { sleep } from '../../../../test/support/index.js';
 
 async function createApp(config: ApiConfig): Promise<INestApplication> {
   const moduleRef = await Test.createTestingModule({ imports: [AppModule.forConfig(config)] }).compile();
@@ -24,7 +25,7 @@ async function readyzUntil(app: INestApplication, status: number, timeoutMs = 15
   for (;;) {
     const res = await request(app.getHttpServer()).get('/readyz');
     if (res.status === status || Date.now() > deadline) return res;
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
   }
 }
 

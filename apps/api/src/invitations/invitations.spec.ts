@@ -11,7 +11,7 @@ import { captureOutput, logEverything } from '../testing/test-logs.js';
 import { startTestApp, type TestApp } from '../testing/test-app.js';
 import { testApiConfig } from '../testing/test-config.js';
 import { createIsolatedDatabase, type IsolatedDatabase } from '../testing/test-database.js';
-import { createApiToken, bearer, logIn, logInFirstAdmin, signUp, type TestUser } from '../testing/test-users.js';
+import { createApiToken, bearer, logIn, logInFirstAdmin, signUp, type TestUser } from '../../../../test/support/index.js';
 import { InvitationsRepository } from './invitations.repository.js';
 
 // Sign-up policies and workspace invitations, on a database of this suite's own (the instance settings it

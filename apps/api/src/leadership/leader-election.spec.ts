@@ -3,14 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { LeaderElection } from './leader-election.js';
 import { leaderKey } from './leadership.service.js';
-
-async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+import { until, sleep } from '../../../../test/support/index.js';
 
 describe('LeaderElection (real Redis)', () => {
   let redis: Redis;
@@ -31,10 +24,10 @@ describe('LeaderElection (real Redis)', () => {
     first.onChange((leading) => changes.push(`first:${leading}`));
     second.onChange((leading) => changes.push(`second:${leading}`));
     first.start();
-    await until(() => first.isLeader);
+    await until('the first to lead', () => first.isLeader, { timeoutMs: 5_000, everyMs: 20 });
     second.start();
     // Several renewal periods: the lead stays where it is.
-    await new Promise((r) => setTimeout(r, 1_500));
+    await sleep(1_500);
     expect([first.isLeader, second.isLeader]).toEqual([true, false]);
     expect(await redis.get(key)).toBe('first');
     const firstSignal = first.signal;
@@ -42,7 +35,7 @@ describe('LeaderElection (real Redis)', () => {
     await first.stop();
     expect(first.isLeader).toBe(false);
     expect(firstSignal.aborted).toBe(true);
-    await until(() => second.isLeader, 3_000);
+    await until('the second to take over', () => second.isLeader, { timeoutMs: 3_000, everyMs: 20 });
     expect(await redis.get(key)).toBe('second');
     expect(changes).toEqual(['first:true', 'first:false', 'second:true']);
     await second.stop();
@@ -53,10 +46,10 @@ describe('LeaderElection (real Redis)', () => {
     const key = `lazyboy:test:leader:${randomUUID()}`;
     const election = new LeaderElection(redis, { key, ttlMs: 600, owner: 'old' });
     election.start();
-    await until(() => election.isLeader);
+    await until('leading', () => election.isLeader, { timeoutMs: 5_000, everyMs: 20 });
     // Another replica owns the key now (as after a network partition outlasting the TTL).
     await redis.set(key, 'usurper', 'PX', 60_000);
-    await until(() => !election.isLeader, 2_000);
+    await until('no longer leading', () => !election.isLeader, { timeoutMs: 2_000, everyMs: 20 });
     expect(await redis.get(key)).toBe('usurper');
     await election.stop();
     expect(await redis.get(key)).toBe('usurper');

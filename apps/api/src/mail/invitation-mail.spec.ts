@@ -8,7 +8,7 @@ import { startTestApp, type TestApp } from '../testing/test-app.js';
 import { testApiConfig } from '../testing/test-config.js';
 import { captureOutput, logEverything } from '../testing/test-logs.js';
 import { startTestSmtpServer, type TestSmtpServer } from '../testing/test-smtp-server.js';
-import { signUp, type TestUser } from '../testing/test-users.js';
+import { signUp, type TestUser } from '../../../../test/support/index.js';
 
 // Invitation links by mail, end to end: a real SMTP server started here, the API configured with
 // LAZYBOY_SMTP_URL pointing at it, the mail received and its link used to sign up.

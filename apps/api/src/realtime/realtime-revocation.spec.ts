@@ -12,7 +12,7 @@ import request from 'supertest';
 import { startTestApp, type TestApp } from '../testing/test-app.js';
 import { testApiConfig } from '../testing/test-config.js';
 import { createIsolatedDatabase, type IsolatedDatabase } from '../testing/test-database.js';
-import { logIn, signUp, type TestUser } from '../testing/test-users.js';
+import { logIn, signUp, sleep, until, type TestUser } from '../../../../test/support/index.js';
 import { RealtimePublisher } from './realtime-publisher.js';
 
 // Losing access closes the user's sockets: a socket keeps the rooms it joined until it reconnects, so
@@ -53,15 +53,6 @@ function within<T>(promise: Promise<T>, ms = 5_000): Promise<T> {
   ]);
 }
 
-async function until(probe: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const cleared = (): RealtimeEvent => ({ type: 'messages.cleared', sessionId: randomUUID() });
 
 describe('realtime access revocation', () => {
@@ -87,7 +78,7 @@ describe('realtime access revocation', () => {
     expect(await subscribe(client, room)).toEqual({ ok: true });
     const before = cleared();
     await publisher.publish([room], before);
-    await until(() => client.events.length === 1);
+    await until('the event', () => client.events.length === 1);
 
     await request(api.url)
       .delete(`/api/workspaces/${owner.workspaceId}/members/${bob.userId}`)
@@ -126,7 +117,7 @@ describe('realtime access revocation', () => {
     await request(api.url).delete(`${base}/${bob.userId}`).set('Cookie', owner.cookie).expect(204);
     const event = cleared();
     await publisher.publish([room], event);
-    await until(() => carolClient.events.length === 1);
+    await until("Carol's event", () => carolClient.events.length === 1);
     expect(carolClient.socket.connected).toBe(true);
   });
 });

@@ -11,7 +11,7 @@ import { io, type Socket } from 'socket.io-client';
 import request from 'supertest';
 import { startTestApp, type TestApp } from '../testing/test-app.js';
 import { testApiConfig } from '../testing/test-config.js';
-import { signUp, type TestUser } from '../testing/test-users.js';
+import { signUp, sleep, type TestUser } from '../../../../test/support/index.js';
 import { RealtimePublisher } from './realtime-publisher.js';
 
 interface Replica extends TestApp {
@@ -71,7 +71,6 @@ function unsubscribe(client: Client, room: unknown): Promise<RealtimeAck> {
 const cleared = (sessionId: string): RealtimeEvent => ({ type: 'messages.cleared', sessionId });
 const isCleared = (sessionId: string) => (event: RealtimeEvent) =>
   event.type === 'messages.cleared' && event.sessionId === sessionId;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('realtime gateway with Redis fan-out across replicas', () => {
   let a: Replica;

@@ -4,7 +4,7 @@ import request from 'supertest';
 import { PrismaService } from '../persistence/prisma.service.js';
 import { startTestApp, type TestApp } from '../testing/test-app.js';
 import { testApiConfig } from '../testing/test-config.js';
-import { signUp, type TestUser } from '../testing/test-users.js';
+import { signUp, type TestUser } from '../../../../test/support/index.js';
 import { TenancyRepository, type MemberRow } from './tenancy.repository.js';
 
 describe('workspaces and members', () => {

@@ -19,7 +19,7 @@ export function testApiConfig(overrides: Partial<Record<keyof ApiConfig, string>
     // Every suite signs its people up from loopback; the limit itself is tested with its own value (auth.spec).
     LAZYBOY_SIGNUPS_PER_HOUR: '100000',
     LAZYBOY_INVITATION_LOOKUPS_PER_HOUR: '100000',
-    // Suites sign their people up freely (test-users.ts signUp). The product's default, `invite`, and the
+    // Suites sign their people up freely (test/support's signUp). The product's default, `invite`, and the
     // other policies are tested with their own value (invitations.spec).
     LAZYBOY_SIGNUP: 'open',
     ...overrides,

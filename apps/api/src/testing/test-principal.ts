@@ -1,5 +1,5 @@
 import type { Principal } from '../auth/principal.js';
-import type { TestUser } from './test-users.js';
+import type { TestUser } from '../../../../test/support/index.js';
 
 /**
  * The principal the auth guard puts on a signed-in user's requests: for calling a service the way a

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ManagedProcess } from '@lazyboy/localstack';
 import { CrashLoopError, Supervisor } from './supervisor.js';
+import { sleep } from '../../../../test/support/index.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'lazyboy-supervisor-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -27,15 +28,15 @@ describe('Supervisor', () => {
       name: 'worker',
       start: () => (++starts === 1 ? shell('exit 3')() : shell('sleep 300')()),
     });
-    for (let i = 0; i < 100 && starts < 2; i++) await new Promise((r) => setTimeout(r, 20));
-    await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 100 && starts < 2; i++) await sleep(20);
+    await sleep(100);
     expect(starts).toBe(2);
     expect(lines.join('\n')).toMatch(/worker exited \(code 3\); restarting it in/);
     expect(pids.at(-1)).toHaveLength(1);
 
     await supervisor.stopAll();
     expect(pids.at(-1)).toEqual([]);
-    await new Promise((r) => setTimeout(r, 150));
+    await sleep(150);
     expect(starts).toBe(2);
   });
 

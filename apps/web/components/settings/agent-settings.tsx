@@ -207,12 +207,11 @@ function ModelOverrideSection({ bot, manager }: { bot: BotView; manager: boolean
         <AgentReadiness bot={bot} />
         <AskAnOwner text={t.agentModelMemberNote} />
         <dl className="settings-facts" data-testid="agent-model-readonly">
-          {hasOverride(current) ? (
+          {/* A member's view has no base URL (the API withholds it): the readiness says whose model it is. */}
+          {bot.modelReadiness.source === 'bot' ? (
             <>
               <dt>{t.modelProvider}</dt>
               <dd>{current.provider ? t[PROVIDER_LABEL[current.provider]] : '—'}</dd>
-              <dt>{t.modelBaseUrl}</dt>
-              <dd>{current.baseUrl ?? '—'}</dd>
               <dt>{t.modelName}</dt>
               <dd>{current.model ?? '—'}</dd>
             </>

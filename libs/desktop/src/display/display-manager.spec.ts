@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser } from 'playwright-core';
 import { scanProcesses, processState, processUid } from '../testing/process-scan.js';
 import { readRfbBanner } from '../testing/rfb.js';
@@ -12,6 +11,7 @@ import { startTestSite, type TestSite } from '../testing/test-site.js';
 import { DisplayManager } from './display-manager.js';
 import { xLockFile, xSocketFile } from './display-numbers.js';
 import { ComputerUnavailableError, ProfileInUseError, ScreenBootError, ScreenLimitError } from './errors.js';
+import { sleep } from '../../../../test/support/index.js';
 
 const asRoot = process.getuid?.() === 0;
 /** Zombies have finished; they only wait for a parent (here often the slow-reaping pid 1) to collect them. */

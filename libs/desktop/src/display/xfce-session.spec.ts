@@ -4,6 +4,7 @@ import path from 'node:path';
 import { makeWalkableDir, tempDirPath } from '../testing/temp-dirs.js';
 import { testDisplayBase } from '../testing/display-base.js';
 import { DisplayManager } from './display-manager.js';
+import { sleep } from '../../../../test/support/index.js';
 
 const commandOf = (pid: number): string => {
   try {
@@ -40,7 +41,7 @@ describe('DisplayManager with the full XFCE session', () => {
     for (let i = 0; i < 100; i++) {
       commands = manager.processIds(0).map(commandOf);
       if (commands.some((c) => c.includes('xfce4-panel'))) break;
-      await new Promise((r) => setTimeout(r, 100));
+      await sleep(100);
     }
     expect(commands.some((c) => c.startsWith('xfce4-session'))).toBe(true);
     expect(commands.some((c) => c.includes('xfwm4'))).toBe(true);

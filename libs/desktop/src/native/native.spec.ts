@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { DisplayManager } from '../display/display-manager.js';
 import { makeWalkableDir, tempDirPath } from '../testing/temp-dirs.js';
 import { NativeActor } from './actor.js';
@@ -17,6 +16,7 @@ import { NativeObserver, renderNativeObservation } from './observer.js';
 import { screenSignature, screenshot, thumbnailDifference } from './screenshot.js';
 import type { NativeElement, NativeObservation } from './types.js';
 import { centre } from './windows.js';
+import { sleep } from '../../../../test/support/index.js';
 
 interface Dialog {
   child: ChildProcess;

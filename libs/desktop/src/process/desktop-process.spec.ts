@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { processState } from '../testing/process-scan.js';
 import { makeWalkableDir, tempDirPath } from '../testing/temp-dirs.js';
 import { DesktopProcess, ProcessExitedError } from './desktop-process.js';
 import { processGone } from './proc-table.js';
 import { runCommand } from './run-command.js';
 import { sendSignal } from './signals.js';
+import { sleep } from '../../../../test/support/index.js';
 
 async function waitForFile(file: string): Promise<string> {
   for (let i = 0; i < 200; i += 1) {

@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { rmSync } from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser, Page } from 'playwright-core';
 import { startTestSite, type TestSite } from '../testing/test-site.js';
 import { DisplayManager } from '../display/display-manager.js';
@@ -14,6 +13,7 @@ import { selectKeyFrames } from './key-frames.js';
 import { renderRecording } from './render.js';
 import { SkillRecorder, type SkillRecorderOptions } from './skill-recorder.js';
 import type { SemanticEvent } from './types.js';
+import { sleep, until } from '../../../../test/support/index.js';
 
 const PASSWORD = 'Tr0ub4dor&3-horse';
 const EMAIL = 'ada@example.com';
@@ -73,16 +73,6 @@ describe('SkillRecorder (real Xvfb screen with Chromium over CDP)', () => {
       inputQuietMs: 600,
       ...options,
     });
-
-  async function until<T>(what: string, probe: () => T | undefined | false): Promise<T> {
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const value = probe();
-      if (value !== undefined && value !== false) return value;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await sleep(50);
-    }
-  }
 
   beforeAll(async () => {
     makeWalkableDir(root);

@@ -4,7 +4,6 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { DisplayManager } from '../display/display-manager.js';
 import { portAccepts } from '../process/net.js';
 import { pollUntil } from '../process/wait.js';
@@ -15,6 +14,7 @@ import { HomeFiles } from './home-files.js';
 import { SandboxedShell, type ShellCommand } from './sandboxed-shell.js';
 import { NativeActor } from '../native/actor.js';
 import { NativeObserver } from '../native/observer.js';
+import { sleep } from '../../../../test/support/index.js';
 
 /** The host's pids of `sleep <duration>` processes (inside the sandbox pids are namespaced). */
 const sleeping = (duration: string): number[] =>

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { MeView } from '@lazyboy/contracts';
+import { sleep } from './waits.js';
 
 export interface TestUser {
   email: string;
@@ -93,7 +94,7 @@ export async function logInFirstAdmin(baseUrl: string, email: string, token: str
       return await logIn(baseUrl, email, token);
     } catch (error) {
       if (Date.now() > deadline || !String(error).includes('answered 401')) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await sleep(500);
     }
   }
 }
@@ -112,6 +113,41 @@ export async function createApiToken(baseUrl: string, cookie: string, workspaceI
 /** `{ Authorization: 'Bearer …' }` for an API token. */
 export function bearer(token: string): { Authorization: string } {
   return { Authorization: `Bearer ${token}` };
+}
+
+/** A person's JSON calls to the API: `call` throws on an unexpected status with the answer's text. */
+export interface PersonCalls {
+  call<T>(method: string, route: string, body?: unknown, expectStatus?: number): Promise<T>;
+  /** The answer as it came, for status and header checks. */
+  raw(method: string, route: string, body?: unknown): Promise<Response>;
+}
+
+/**
+ * Calls to the API as one signed-in person (their session cookie), or as nobody with `cookie` null.
+ *
+ *   const alice = asPerson(app.url, (await signUp(app.url)).cookie);
+ *   const bots = await alice.call<BotView[]>('GET', `/api/workspaces/${id}/bots`);
+ */
+export function asPerson(apiUrl: string, cookie: string | null): PersonCalls {
+  const raw = (method: string, route: string, body?: unknown) =>
+    fetch(new URL(route, apiUrl), {
+      method,
+      headers: {
+        ...(cookie ? { cookie } : {}),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  return {
+    raw,
+    async call<T>(method: string, route: string, body?: unknown, expectStatus?: number): Promise<T> {
+      const res = await raw(method, route, body);
+      const text = await res.text();
+      const ok = expectStatus === undefined ? res.ok : res.status === expectStatus;
+      if (!ok) throw new Error(`${method} ${route} answered ${res.status}: ${text}`);
+      return (text ? JSON.parse(text) : undefined) as T;
+    },
+  };
 }
 
 /** The `name=value` part of the session cookie among Set-Cookie headers. */
