@@ -128,9 +128,10 @@ export class NumberedPage {
    */
   async scroll(direction: 'up' | 'down', amount?: number): Promise<void> {
     const distance = amount ?? Math.round((await this.page.evaluate(() => innerHeight)) * 0.8);
-    const resting = this.page.evaluate(scrollComesToRest, SCROLL_SETTLE_MS);
+    // Armed before the wheel, so that the scroll's own events cannot be missed.
+    await this.page.evaluate(armScrollWatch, SCROLL_SETTLE_MS);
     await this.page.mouse.wheel(0, direction === 'down' ? distance : -distance);
-    await resting.catch(() => undefined);
+    await this.page.evaluate(scrollAtRest).catch(() => undefined);
   }
 
   /** Presses keys (Playwright names: Enter, Control+A, PageDown); Enter in a form may load a new page. */
@@ -240,12 +241,14 @@ function documentParsed(timeoutMs: number): Promise<void> {
   });
 }
 
+type ScrollWatch = { __lazyboyScrollRest?: Promise<void> };
+
 /**
- * In the page: resolves when a scroll that is about to start has come to rest: the `scrollend` event, or
- * no scroll at all within two frames (already at the end), bounded by `timeoutMs`.
+ * In the page: starts watching for a scroll that is about to start to come to rest: the `scrollend`
+ * event, or no scroll at all within ten frames (the page cannot move that way), bounded by `timeoutMs`.
  */
-function scrollComesToRest(timeoutMs: number): Promise<void> {
-  return new Promise<void>((resolve) => {
+function armScrollWatch(timeoutMs: number): void {
+  (window as unknown as ScrollWatch).__lazyboyScrollRest = new Promise<void>((resolve) => {
     let scrolled = false;
     const done = () => {
       removeEventListener('scroll', onScroll, true);
@@ -257,7 +260,6 @@ function scrollComesToRest(timeoutMs: number): Promise<void> {
     addEventListener('scroll', onScroll, { capture: true, passive: true });
     addEventListener('scrollend', done, { capture: true });
     const bound = setTimeout(done, timeoutMs);
-    // Nothing moved for a few frames after the wheel: nothing will (the page cannot scroll that way).
     let frames = 0;
     const watch = () => {
       if (scrolled) return;
@@ -266,6 +268,10 @@ function scrollComesToRest(timeoutMs: number): Promise<void> {
     };
     requestAnimationFrame(watch);
   });
+}
+
+function scrollAtRest(): Promise<void> | undefined {
+  return (window as unknown as ScrollWatch).__lazyboyScrollRest;
 }
 
 /** In the page: notes whether a navigation to another document starts (same-document ones do not count). */
