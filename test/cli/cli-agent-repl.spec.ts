@@ -115,12 +115,12 @@ describe('lazyboy CLI: smoke, progress, playbooks, aliases, REPL steering and /s
     const f = await cliFixture((r: ReceivedRequest): Turn => {
       const last = r.messages.at(-1);
       if (last?.role === 'tool') return { toolCalls: [{ name: 'report_blocked', arguments: { reason: String(last.content) } }] };
-      return { toolCalls: [{ name: 'browser_navigate', arguments: { url: 'http://127.0.0.1:9/' } }] };
+      return { toolCalls: [{ name: 'browser', arguments: { action: 'navigate', url: 'http://127.0.0.1:9/' } }] };
     });
     try {
       const { code, stderr } = await f.run(['run', 'open the page'], { LAZYBOY_CHROMIUM: '/nonexistent/chromium' });
       expect(code).toBe(1);
-      expect(stderr).toContain('browser_navigate failed: the browser could not start');
+      expect(stderr).toContain('BROWSER_UNAVAILABLE: the browser could not start');
     } finally {
       await f.close();
     }

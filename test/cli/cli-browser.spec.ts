@@ -49,8 +49,8 @@ describe('lazyboy run with the browser (real Chromium)', () => {
       if (result.includes('1 item in cart'))
         return { toolCalls: [{ name: 'report_done', arguments: { summary: 'Added one item.' } }] };
       const button = /\[(\d+)\] button "Add to cart"/.exec(result)?.[1];
-      if (button) return { toolCalls: [{ name: 'browser_click', arguments: { element: Number(button) } }] };
-      return { toolCalls: [{ name: 'browser_navigate', arguments: { url: base } }] };
+      if (button) return { toolCalls: [{ name: 'browser', arguments: { action: 'click', element: Number(button) } }] };
+      return { toolCalls: [{ name: 'browser', arguments: { action: 'navigate', url: base } }] };
     });
     try {
       const { code, stdout, stderr } = await f.run(['run', 'add something to my cart'], { DISPLAY: '' });
@@ -71,7 +71,7 @@ describe('lazyboy run with the browser (real Chromium)', () => {
       return {
         toolCalls: [{ name: 'browser_handoff', arguments: { reason: 'The shop asks for a one-time code', timeout_secs: 2 } }],
       };
-    return { toolCalls: [{ name: 'browser_navigate', arguments: { url: `${base}/login` } }] };
+    return { toolCalls: [{ name: 'browser', arguments: { action: 'navigate', url: `${base}/login` } }] };
   };
 
   it('hands the browser over headed, resumes on Enter and observes the same page again', async () => {

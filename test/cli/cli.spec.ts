@@ -168,7 +168,7 @@ describe('lazyboy CLI against the scripted model', () => {
       expect(stdout).toContain('Build finished.');
       const revival = f.server.requests.at(-1)!.messages.at(-1);
       expect(String(revival?.content)).toMatch(
-        /^\[background\] command job-1 \(echo compiling; sleep 1.5; echo linked\) finished:\nexit 0\ncompiling\nlinked/,
+        /^\[background\] command job-1 \(echo compiling; sleep 1.5; echo linked\) finished:\nexit 0\nlinked/,
       );
       expect(stderr).toContain('⇢ background: job-1');
     } finally {

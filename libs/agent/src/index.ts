@@ -24,3 +24,4 @@ export { BackgroundJobs, revivalMessage, type BackgroundJob } from './loop/backg
 export { subagentTools, type ChildRuntime } from './tools/subagent-tools.js';
 export { backgroundAfter, DEFAULT_BLOCK_UNTIL_MS } from './tools/background-after.js';
 export { shellArgumentsSchema } from './tools/shell-arguments.js';
+export * from './tools/computer/index.js';

@@ -171,6 +171,12 @@ export const browserActionSchemas = {
 export type BrowserActionName = keyof typeof browserActionSchemas;
 export type BrowserActionRequest<N extends BrowserActionName = BrowserActionName> = z.infer<(typeof browserActionSchemas)[N]>;
 export const browserActionNames = Object.keys(browserActionSchemas) as BrowserActionName[];
+/**
+ * An action's own fields, without the worker's envelope (slot and fence): what the browser tool asks of
+ * whichever browser carries it out (the worker's, or the CLI's in-process one).
+ */
+export type BrowserActionBody<N extends BrowserActionName = BrowserActionName> =
+  BrowserActionRequest<N> extends infer R ? (R extends unknown ? Omit<R, 'slot' | 'fence'> : never) : never;
 
 /**
  * Read-only calls (observe, listing tabs) are still allowed while a person holds control: they send no

@@ -26,8 +26,18 @@ export {
   StaleElementError,
   ElementNotFoundError,
   ElementNotInteractableError,
+  MAX_EVAL_RESULT_CHARS,
+  type EvalValue,
   type NumberedPageOptions,
 } from './browser/numbered-page.js';
+export { BrowserTabs, NoSuchTabError, type BrowserTabInfo } from './browser/browser-tabs.js';
+export {
+  performBrowserAction,
+  browserFailureCode,
+  type BrowserActionOutcome,
+  type BrowserFailureCode,
+} from './browser/browser-actions.js';
+export { logSize, readLogSlice, logTailText, type LogSlice } from './workspace/command-log.js';
 export type { ObservedElement, ObservedPage } from './browser/page-script.js';
 export { NativeObserver, renderNativeObservation, type NativeObserverOptions } from './native/observer.js';
 export { NativeActor } from './native/actor.js';

@@ -8,8 +8,10 @@ import { Runtime, SERVICE_LIMITS, type ToolContext, type ToolDefinition, type To
 import { workerRoutes, type ContentPart, type WorkerRequest, type WorkerResponse, type WorkerRoute } from '@lazyboy/contracts';
 import { findFreePort, ManagedProcess, repoRoot } from '@lazyboy/localstack';
 import { findFreeDisplayBase } from '@lazyboy/desktop';
-import { createModelClient, ScriptedModelServer, scriptedBackend } from '@lazyboy/model';
+import { createModelClient, ScriptedModelServer, scriptedBackend, type ReceivedRequest, type Turn } from '@lazyboy/model';
 import { startTestSite, type TestSite } from '../../../../libs/desktop/src/testing/test-site.js';
+import { LocalBrowser } from '../../../cli/src/tools/local-browser.js';
+import { cliTools } from '../../../cli/src/tools/cli-tools.js';
 import { WorkerClient } from '../computers/worker-client.js';
 import { computerTools, ScreenLeaseLostError, TAKEOVER_PROMPT, type ScreenProvider } from './index.js';
 import { sleep } from '../../../../test/support/index.js';
@@ -66,6 +68,17 @@ async function use(name: string, args: Record<string, unknown>, ctx: TestContext
 
 function textOf(content: string | ContentPart[]): string {
   return typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : '')).join('\n');
+}
+
+/** A refusal by its code alone (the message after it is the transport's own words). */
+function codeOnly(text: string): string {
+  return /^[A-Z_]+: /.test(text) ? text.split(':')[0]! : text;
+}
+
+/** The text of the latest tool result the model was sent (images, if any, left out). */
+function lastToolText(r: ReceivedRequest): string {
+  const content = r.messages.filter((m) => m.role === 'tool').at(-1)?.content ?? '';
+  return typeof content === 'string' ? content : textOf(content as ContentPart[]);
 }
 
 function images(content: string | ContentPart[]): ContentPart[] {
@@ -240,6 +253,108 @@ describe('browser', () => {
   });
 });
 
+describe('one tool layer: the CLI carries the same browser tool in-process', () => {
+  let localDir: string;
+  let local: LocalBrowser;
+
+  beforeAll(() => {
+    localDir = mkdtempSync(path.join(os.tmpdir(), 'lazyboy-agent-tools-cli-'));
+    local = new LocalBrowser({ executablePath: '/usr/bin/chromium', profileDir: path.join(localDir, 'profile'), headed: false });
+  });
+
+  afterAll(async () => {
+    await local?.close();
+    if (localDir) rmSync(localDir, { recursive: true, force: true });
+  });
+
+  /** Open the page, press the button by its number, report: the same script whoever carries the browser. */
+  const script = (r: ReceivedRequest): Turn => {
+    const result = lastToolText(r);
+    if (result.includes('Pressed!')) return { toolCalls: [{ name: 'report_done', arguments: { summary: 'Pressed.' } }] };
+    const button = /\[(\d+)\] button "Press me"/.exec(result)?.[1];
+    if (button) return { toolCalls: [{ name: 'browser', arguments: { action: 'click', element: Number(button) } }] };
+    return { toolCalls: [{ name: 'browser', arguments: { action: 'navigate', url: siteUrl } }] };
+  };
+
+  /** Runs the script's turn over `tools`; the tool results the model read, in order. */
+  async function drive(set: ToolDefinition[], turn: (r: ReceivedRequest) => Turn = script): Promise<string[]> {
+    const server = await ScriptedModelServer.start(turn);
+    try {
+      const runtime = new Runtime({
+        model: createModelClient(scriptedBackend(server)),
+        tools: set,
+        human: { mode: 'turn-ending' },
+        systemPrompt: 'one tool layer',
+        limits: SERVICE_LIMITS.general,
+      });
+      const { outcome } = await runtime.run({ message: 'press the button on the page' });
+      expect(outcome).toMatchObject({ status: 'done', summary: 'Pressed.' });
+      return server.requests.slice(1).map(lastToolText);
+    } finally {
+      await server.close();
+    }
+  }
+
+  it('gets the same rendered results from the worker and from the local Chromium', async () => {
+    const service = await drive(computerTools(provider, { outputPollMs: 200 }));
+    const cli = await drive(
+      cliTools({ cwd: localDir, logDir: localDir, timeoutMs: 10_000, blockUntilMs: 10_000, browser: local }).tools,
+    );
+    expect(service).toHaveLength(2);
+    expect(service[0]).toContain('[1] button "Press me"');
+    expect(service[1]).toContain('Pressed!');
+    expect(cli).toEqual(service);
+  }, 120_000);
+
+  it('gets the same results from the shell and file tools on the computer and on the local machine', async () => {
+    const turn: Turn[] = [
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'parity/note.txt', content: 'same on both\n' } }] },
+      { toolCalls: [{ name: 'read_file', arguments: { path: 'parity/note.txt' } }] },
+      { toolCalls: [{ name: 'list_files', arguments: { path: 'parity' } }] },
+      { toolCalls: [{ name: 'shell', arguments: { command: 'cat parity/note.txt; ls parity; exit 4' } }] },
+      { toolCalls: [{ name: 'read_file', arguments: { path: 'parity/missing.txt' } }] },
+      { toolCalls: [{ name: 'report_done', arguments: { summary: 'Pressed.' } }] },
+    ];
+    const scripted = (r: ReceivedRequest): Turn => turn[r.index]!;
+    const service = await drive(computerTools(provider, { outputPollMs: 200 }), scripted);
+    const cli = await drive(
+      cliTools({ cwd: localDir, logDir: localDir, timeoutMs: 10_000, blockUntilMs: 10_000, browser: local }).tools,
+      scripted,
+    );
+    expect(service[0]).toBe('wrote 13 bytes to parity/note.txt');
+    expect(service[3]).toBe('exit 4\nsame on both\nnote.txt\n');
+    // The one difference: what a missing file's message says after the code (the worker's words, or the OS's).
+    expect(cli.map(codeOnly)).toEqual(service.map(codeOnly));
+  }, 60_000);
+
+  it('refuses a number from an older observation the same way in both', async () => {
+    const serviceTool = computerTools(provider).find((t) => t.name === 'browser')!;
+    const cliTool = cliTools({
+      cwd: localDir,
+      logDir: localDir,
+      timeoutMs: 10_000,
+      blockUntilMs: 10_000,
+      browser: local,
+    }).tools.find((t) => t.name === 'browser')!;
+    const answers: ToolOutcome[] = [];
+    for (const tool of [serviceTool, cliTool]) {
+      await tool.execute(tool.schema.parse({ action: 'navigate', url: siteUrl }), context());
+      // Another observer renumbers the page (a person's look, a hand-off's fresh observation) ...
+      const other = tool === serviceTool ? computerTools(provider).find((t) => t.name === 'browser')! : cliTool;
+      if (tool === serviceTool) await other.execute(other.schema.parse({ action: 'observe' }), context());
+      else await (await local.tabs()).observe();
+      // ... so this tool's numbers are out of date, and the click is refused rather than aimed at a guess.
+      answers.push(await tool.execute(tool.schema.parse({ action: 'click', element: 1 }), context()));
+    }
+    for (const answer of answers) {
+      expect(answer.isError).toBe(true);
+      expect(answer.content).toMatch(
+        /^STALE_ELEMENT: element numbers of observation \d+ are out of date .*observe again and use the new numbers\)$/,
+      );
+    }
+  }, 60_000);
+});
+
 describe('shell', () => {
   it('runs a command and returns its output', async () => {
     const hi = await use('shell', { command: 'echo hi' });
@@ -258,7 +373,7 @@ describe('shell', () => {
     expect(ctx.jobs).toHaveLength(1);
     const finished = await ctx.jobs[0]!;
     expect(finished.isError).toBe(false);
-    expect(finished.content).toMatch(/^finished: exit 0\nearly\nlate\n$/);
+    expect(finished.content).toMatch(/^exit 0\nearly\nlate\n$/);
     const after = await use('command_output', { command: number });
     expect(after).toEqual({ content: '(no new output)\n[finished: exit 0]', controlledWait: true });
   });
@@ -268,7 +383,7 @@ describe('shell', () => {
     const started = await use('shell', { command: 'sleep 1; echo broken >&2; exit 3', block_until_ms: 200 }, ctx);
     expect(started.content).toMatch(/continues in the background as job-1\. .* Its number is \d+: command_output/);
     const finished = await ctx.jobs[0]!;
-    expect(finished).toEqual({ content: 'finished: exit 3\nbroken\n', isError: true });
+    expect(finished).toEqual({ content: 'exit 3\nbroken\n', isError: true });
   });
 });
 

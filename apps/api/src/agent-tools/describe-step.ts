@@ -1,10 +1,9 @@
+import { shortCommand } from '@lazyboy/agent';
 import { BUSY_STEP_TARGET_MAX, type BusyStep, type BusyStepKind } from '@lazyboy/contracts';
 
 // The busy step people see while a tool runs (browser_click 3, shell "ls -la", file_read notes.txt): the
 // web words it in the person's language. Shown to everyone watching the agent, so its target never
 // carries typed text, eval code or a URL's query, and secret-looking words in commands are masked.
-
-const MAX_COMMAND_CHARS = 60;
 
 /** Arguments as the model sent them (JSON text) or already parsed. */
 export function describeStep(toolName: string, args: unknown): BusyStep {
@@ -91,25 +90,6 @@ function describeNative(a: Record<string, unknown>): Step {
     default:
       return ['desktop'];
   }
-}
-
-/**
- * A command as people see it: its first line, words that look like secrets masked, cut short. Also the
- * description of a background job (which the model and the event stream see).
- */
-export function shortCommand(command: string): string {
-  const firstLine = command.trim().split('\n')[0] ?? '';
-  const masked = firstLine
-    // --password=x, token=x, API_KEY=x, -H 'Authorization: Bearer x'
-    .replace(/\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]+/gi, '$1 ***')
-    .replace(
-      /\b([A-Za-z0-9_-]*(?:pass(?:word)?|passwd|pwd|token|secret|api[_-]?key|auth)[A-Za-z0-9_-]*)(\s*[=:]\s*)(\S+)/gi,
-      '$1$2***',
-    )
-    // user:password@ in URLs
-    .replace(/(\/\/[^/\s:@]+):[^@\s/]+@/g, '$1:***@');
-  const more = command.trim().includes('\n') ? ' …' : '';
-  return cut(masked, MAX_COMMAND_CHARS) + more;
 }
 
 function shortUrl(url: string | undefined): string | undefined {

@@ -1,4 +1,4 @@
-import type { ToolContext, ToolOutcome } from '@lazyboy/agent';
+import { COMPUTER_ERROR_HINTS, refusalOutcome as refusalText, type ToolContext, type ToolOutcome } from '@lazyboy/agent';
 import type { WorkerRequest, WorkerResponse, WorkerRoute } from '@lazyboy/contracts';
 import type { AcquiredScreen } from '../computers/run-screens.js';
 import { WorkerCallError } from '../computers/worker-client.js';
@@ -82,8 +82,7 @@ function refusalOutcome(
   if (error.code === 'BAD_RESPONSE') {
     return { content: `the computer gave an answer this tool does not understand (${tool})`, isError: true };
   }
-  const hint = HINTS[error.code];
-  return { content: `${error.code}: ${error.message}${hint ? ` (${hint})` : ''}`, isError: true };
+  return refusalText(error.code, error.message, HINTS);
 }
 
 function leaseLost(screens: ScreenProvider, error: ScreenLeaseLostError): ToolOutcome {
@@ -101,14 +100,9 @@ function leaseLost(screens: ScreenProvider, error: ScreenLeaseLostError): ToolOu
 
 /** What the model can do about each refusal; codes without an entry are self-explanatory. */
 const HINTS: Partial<Record<WorkerCallError['code'], string>> = {
-  STALE_ELEMENT: 'the page changed since your last observation: observe again and use the new numbers',
-  ELEMENT_NOT_FOUND: 'no such number in the latest observation: observe again and pick a number from it',
-  ELEMENT_NOT_INTERACTABLE:
-    'it cannot be used right now (hidden, covered or disabled): scroll to it, close what covers it, or pick another',
+  ...COMPUTER_ERROR_HINTS,
   USE_BROWSER_TOOL: 'that is the browser window: use the browser tool for web pages',
   PROFILE_LOCKED: 'the browser profile is in use elsewhere; shell and files still work',
-  PATH_OUTSIDE_HOME: 'paths are relative to the home folder and must stay inside it',
-  UNKNOWN_COMMAND: 'use the number the shell tool gave for a command still running',
   SCREEN_NOT_RUNNING: 'the screen is not up; try again in a moment',
   COMPUTER_UNAVAILABLE: 'the computer is not available right now; try again in a moment',
   BROWSER_UNAVAILABLE: 'the browser is restarting; try again in a moment',

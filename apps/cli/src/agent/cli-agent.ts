@@ -1,17 +1,14 @@
 import os from 'node:os';
 import path from 'node:path';
-import { Runtime, type Checkpoint, type ToolDefinition } from '@lazyboy/agent';
-import { renderObservation } from '@lazyboy/desktop';
+import { Runtime, type Checkpoint, type ToolDefinition, type ToolOutcome } from '@lazyboy/agent';
 import { cliEnvSchema, parseEnv, withSeedAliases, type CliEnv } from '@lazyboy/contracts';
 import { createModelClient, resolveModelBackend } from '@lazyboy/model';
 import { LineInput } from '../human/line-input.js';
 import { stdinBroker } from '../human/stdin-broker.js';
 import { EventPrinter } from '../output/event-printer.js';
 import { newSessionId, SessionStore } from '../sessions/session-store.js';
-import { browserTools } from '../tools/browser-tools.js';
-import { fileTools } from '../tools/file-tools.js';
+import { cliTools } from '../tools/cli-tools.js';
 import { LocalBrowser } from '../tools/local-browser.js';
-import { shellTools } from '../tools/shell-tool.js';
 import { agentSystemPrompt } from './system-prompt.js';
 
 export interface CliAgentOptions {
@@ -59,26 +56,25 @@ export function createCliAgent(rawEnv: NodeJS.ProcessEnv, options: CliAgentOptio
     headed: env.LAZYBOY_BROWSER_HEADED,
     env: merged,
   });
-  const tools: ToolDefinition[] = options.chatOnly
-    ? []
-    : [
-        ...fileTools(cwd),
-        ...shellTools({
-          cwd,
-          logDir: store.workDir,
-          timeoutMs: env.LAZYBOY_SHELL_TIMEOUT_MS,
-          blockUntilMs: env.LAZYBOY_BLOCK_UNTIL_MS,
-        }),
-        ...browserTools(browser),
-      ];
+  const computer = cliTools({
+    cwd,
+    logDir: store.workDir,
+    timeoutMs: env.LAZYBOY_SHELL_TIMEOUT_MS,
+    blockUntilMs: env.LAZYBOY_BLOCK_UNTIL_MS,
+    browser,
+  });
+  const tools: ToolDefinition[] = options.chatOnly ? [] : computer.tools;
   const runtime = new Runtime({
     model,
     tools,
     human: stdinBroker(input, env, err),
     humanTools: {
       beforeHandoff: () => browser.makeHeaded(),
-      afterHandoff: async () =>
-        `Fresh observation after the hand-off:\n${renderObservation(await (await browser.page()).observe())}`,
+      // Through the browser tool itself, so that the numbers the model reads are the ones it sends next.
+      afterHandoff: async (signal) => {
+        const observed = await computer.browser.observe({ signal, callId: 'handoff' });
+        return `Fresh observation after the hand-off:\n${textOf(observed.content)}`;
+      },
     },
     systemPrompt: agentSystemPrompt({ cwd, now: new Date(), ...(options.playbook ? { playbook: options.playbook } : {}) }),
     limits: { roundsPerChunk: env.LAZYBOY_MAX_ROUNDS, roundsTotal: env.LAZYBOY_MAX_ROUNDS_TOTAL },
@@ -88,4 +84,8 @@ export function createCliAgent(rawEnv: NodeJS.ProcessEnv, options: CliAgentOptio
   });
   runtime.setEventHandler(printer.handle);
   return { env, runtime, store, input, printer, resumeFrom, close: () => browser.close() };
+}
+
+function textOf(content: ToolOutcome['content']): string {
+  return typeof content === 'string' ? content : content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
 }

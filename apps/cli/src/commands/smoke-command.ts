@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Runtime } from '@lazyboy/agent';
 import { createModelClient, ScriptedModelServer, scriptedBackend } from '@lazyboy/model';
-import { fileTools } from '../tools/file-tools.js';
-import { shellTools } from '../tools/shell-tool.js';
+import { cliTools } from '../tools/cli-tools.js';
+import { LocalBrowser } from '../tools/local-browser.js';
 
 /**
  * `lazyboy smoke`: an offline self-check with no API key and no standard input. The real runtime and
@@ -24,7 +24,7 @@ export async function smoke(print: (line: string) => void = console.log): Promis
   try {
     const runtime = new Runtime({
       model: createModelClient(scriptedBackend(server)),
-      tools: [...fileTools(dir), ...shellTools({ cwd: dir, logDir: dir, timeoutMs: 10_000, blockUntilMs: 10_000 })],
+      tools: cliTools({ cwd: dir, logDir: dir, timeoutMs: 10_000, blockUntilMs: 10_000, browser: unusedBrowser(dir) }).tools,
       human: { mode: 'turn-ending' },
       systemPrompt: 'smoke test',
       limits: { roundsPerChunk: 10, roundsTotal: 10 },
@@ -44,4 +44,9 @@ export async function smoke(print: (line: string) => void = console.log): Promis
     await server.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The smoke run never browses; the browser tool is there (as in every CLI session) and never launches. */
+function unusedBrowser(dir: string): LocalBrowser {
+  return new LocalBrowser({ executablePath: '/usr/bin/chromium', profileDir: path.join(dir, 'browser-profile'), headed: false });
 }

@@ -1,6 +1,8 @@
 import { mkdirSync } from 'node:fs';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { CHROMIUM_QUIET_FLAGS, NumberedPage } from '@lazyboy/desktop';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { refusalOutcome, type BrowserActionResult, type BrowserTransport, type TransportAnswer } from '@lazyboy/agent';
+import type { BrowserActionBody, BrowserActionName } from '@lazyboy/contracts';
+import { browserFailureCode, BrowserTabs, CHROMIUM_QUIET_FLAGS, performBrowserAction, renderObservation } from '@lazyboy/desktop';
 
 export class BrowserUnavailableError extends Error {
   override readonly name = 'BrowserUnavailableError';
@@ -16,12 +18,13 @@ export interface LocalBrowserOptions {
 }
 
 /**
- * The CLI's optional browser: Debian's Chromium through playwright-core, launched on first use with a
- * persistent profile. Fail-closed: when it cannot start, tools get a clear error, nothing pretends.
+ * The CLI's transport of the shared browser tool: Debian's Chromium through playwright-core, launched on
+ * first use with a persistent profile, its actions NumberedPage's (as on the worker). DOM-first: no
+ * screenshots are sent. Fail-closed: when it cannot start, the tool gets a clear error, nothing pretends.
  */
-export class LocalBrowser {
+export class LocalBrowser implements BrowserTransport {
   private context: BrowserContext | undefined;
-  private numbered: NumberedPage | undefined;
+  private current: BrowserTabs | undefined;
   private headedNow: boolean;
 
   constructor(private readonly options: LocalBrowserOptions) {
@@ -32,28 +35,59 @@ export class LocalBrowser {
     return this.headedNow;
   }
 
-  async page(): Promise<NumberedPage> {
-    if (this.numbered && !this.numbered.page.isClosed()) return this.numbered;
+  async act<N extends BrowserActionName>(action: N, body: BrowserActionBody<N>): Promise<TransportAnswer<BrowserActionResult>> {
+    let tabs: BrowserTabs;
+    try {
+      tabs = await this.tabs();
+    } catch (error) {
+      if (!(error instanceof BrowserUnavailableError)) throw error;
+      return { ok: false, outcome: refusalOutcome('BROWSER_UNAVAILABLE', error.message) };
+    }
+    try {
+      const { observed, result, tabs: list } = await performBrowserAction(tabs, action, body);
+      return {
+        ok: true,
+        value: {
+          url: observed.url,
+          title: observed.title,
+          generation: observed.generation,
+          observation: renderObservation(observed),
+          screenshot: null,
+          ...(result === undefined ? {} : { result }),
+          ...(list ? { tabs: list } : {}),
+          control: 'agent',
+        },
+      };
+    } catch (error) {
+      const code = browserFailureCode(error);
+      // The window was closed or Chromium died: the next call starts it again.
+      if (code === 'BROWSER_UNAVAILABLE') await this.close();
+      return { ok: false, outcome: refusalOutcome(code, firstLine(error)) };
+    }
+  }
+
+  /** The browser's tabs, launching it first if needed. */
+  async tabs(): Promise<BrowserTabs> {
+    if (this.current && this.context) return this.current;
     const context = await this.launch(this.headedNow);
-    const page: Page = context.pages()[0] ?? (await context.newPage());
-    this.numbered = new NumberedPage(page);
-    return this.numbered;
+    this.current = new BrowserTabs(context);
+    return this.current;
   }
 
   /** Makes the browser visible for a person: a headless one is relaunched headed on the same page. */
   async makeHeaded(): Promise<void> {
     if (this.headedNow && this.context) return;
-    const url = this.numbered && !this.numbered.page.isClosed() ? this.numbered.page.url() : undefined;
+    const url = this.current ? (await this.current.activePage()).page.url() : undefined;
     await this.close();
     this.headedNow = true;
-    const numbered = await this.page();
-    if (url && url !== 'about:blank') await numbered.page.goto(url, { waitUntil: 'domcontentloaded' });
+    const tabs = await this.tabs();
+    if (url && url !== 'about:blank') await (await tabs.activePage()).numbered.navigate(url);
   }
 
   async close(): Promise<void> {
     const context = this.context;
     this.context = undefined;
-    this.numbered = undefined;
+    this.current = undefined;
     await context?.close().catch(() => undefined);
   }
 
@@ -61,8 +95,9 @@ export class LocalBrowser {
     const env = this.options.env ?? process.env;
     if (headed && !env.DISPLAY) throw new BrowserUnavailableError('a visible browser needs a display (DISPLAY is not set)');
     mkdirSync(this.options.profileDir, { recursive: true, mode: 0o700 });
+    let context: BrowserContext;
     try {
-      this.context = await chromium.launchPersistentContext(this.options.profileDir, {
+      context = await chromium.launchPersistentContext(this.options.profileDir, {
         executablePath: this.options.executablePath,
         headless: !headed,
         // Chromium refuses its sandbox as root; as any other user it keeps it.
@@ -72,9 +107,21 @@ export class LocalBrowser {
         env: env as Record<string, string>,
         timeout: 30_000,
       });
-      return this.context;
     } catch (error) {
-      throw new BrowserUnavailableError(`the browser could not start: ${(error as Error).message.split('\n')[0]}`);
+      throw new BrowserUnavailableError(`the browser could not start: ${firstLine(error)}`);
     }
+    // A person closing the window ends the context: the next action launches a new one.
+    context.on('close', () => {
+      if (this.context !== context) return;
+      this.context = undefined;
+      this.current = undefined;
+    });
+    this.context = context;
+    return context;
   }
+}
+
+function firstLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split('\n')[0] ?? message;
 }

@@ -39,12 +39,12 @@ async function act(ctx: WorkerContext, action: BrowserActionName, request: Brows
     const session = await ctx.browsers.session(slot, runningBrowser(ctx, slot));
     let outcome;
     try {
-      outcome = await performBrowserAction(action, request, session);
+      outcome = await performBrowserAction(action, request, session.tabs);
     } catch (error) {
       if (error instanceof WorkerHttpError && error.code === 'BROWSER_UNAVAILABLE') await ctx.browsers.forget(slot);
       throw error;
     }
-    const { page } = await session.activePage();
+    const { page } = await session.tabs.activePage();
     const mode = action === 'observe' && 'screenshot' in request && request.screenshot === 'always' ? 'always' : 'auto';
     const screenshot = await ctx.screenshots.capture(slot, page, outcome.observed.elements, mode);
     return {

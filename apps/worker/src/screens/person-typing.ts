@@ -14,7 +14,7 @@ export async function typeForPerson(ctx: WorkerContext, slot: number, text: stri
   const focused = await ctx.workspace.actor.focusedWindow(slot).catch(() => undefined);
   // No window list (AT-SPI not up yet): the browser is the likeliest place, and it says whether it has the focus.
   if (focused === undefined || focused.browser) {
-    const page = await (await ctx.browsers.session(slot, pipe)).focusedPage();
+    const page = await (await ctx.browsers.session(slot, pipe)).tabs.focusedPage();
     if (page) {
       await page.keyboard.insertText(text);
       return { slot, via: 'browser' };

@@ -2,7 +2,13 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { ElementNotFoundError, NumberedPage, renderObservation, StaleElementError } from './numbered-page.js';
+import {
+  ElementNotFoundError,
+  MAX_EVAL_RESULT_CHARS,
+  NumberedPage,
+  renderObservation,
+  StaleElementError,
+} from './numbered-page.js';
 
 const PAGES: Record<string, string> = {
   '/form': `<!doctype html><title>Sign in</title>
@@ -17,6 +23,11 @@ const PAGES: Record<string, string> = {
     <div style="margin-top:2000px"><button id="far" onclick="document.title='far clicked'">Far below</button></div>
     <script>setTimeout(() => document.getElementById('go').disabled = false, 1500)</script>`,
   '/next': `<!doctype html><title>Pricing</title><button onclick="document.title='bought'">Buy</button>`,
+  '/search': `<!doctype html><title>Search</title>
+    <form action="/results"><input name="q" aria-label="Query"></form>`,
+  '/results': `<!doctype html><title>Results</title><p>Found it</p>`,
+  '/late': `<!doctype html><title>Late</title><p>Loaded</p><img src="/slow.png">`,
+  '/long': `<!doctype html><title>Long</title><div style="height:5000px">Top</div><p>Bottom</p>`,
   '/covered': `<!doctype html><title>Covered</title>
     <button id="under" onclick="document.title='under'" style="position:absolute;top:10px;left:10px;width:100px;height:40px">Under</button>
     <div style="position:absolute;top:0;left:0;width:300px;height:300px;background:#fff8"></div>`,
@@ -30,7 +41,9 @@ describe('NumberedPage (real Chromium)', () => {
 
   beforeAll(async () => {
     server = http.createServer((req, res) => {
-      const body = PAGES[req.url ?? ''];
+      // An image that never arrives: the page's load event never fires, and nothing may wait for it forever.
+      if (req.url === '/slow.png') return;
+      const body = PAGES[(req.url ?? '').split('?')[0]!];
       res.writeHead(body ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
       res.end(body ?? 'not found');
     });
@@ -115,6 +128,48 @@ describe('NumberedPage (real Chromium)', () => {
     await expect(numbered.click(9)).rejects.toBeInstanceOf(ElementNotFoundError);
     await numbered.click(1);
     expect(await page.title()).toBe('bought');
+  });
+
+  it('waits for the new document after Enter submits a form, and goes back and forward', async () => {
+    const numbered = new NumberedPage(page);
+    await numbered.navigate(`${base}/search`);
+    await numbered.type(1, 'needle');
+    await numbered.press('Enter');
+    // No sleep in between: the press itself waited for the results page to be parsed.
+    expect(renderObservation(await numbered.observe())).toContain('Found it');
+    expect(page.url()).toBe(`${base}/results?q=needle`);
+
+    expect(await numbered.history('back')).toBe(true);
+    expect(page.url()).toBe(`${base}/search`);
+    expect(await numbered.history('forward')).toBe(true);
+    expect((await numbered.observe()).title).toBe('Results');
+    expect(await numbered.history('forward')).toBe(false);
+  });
+
+  it('observes a page whose load never finishes once its document is parsed', async () => {
+    const numbered = new NumberedPage(page);
+    const observed = await numbered.navigate(`${base}/late`);
+    expect(observed.text).toContain('Loaded');
+  });
+
+  it('scrolls by a wheel event and observes once the page has come to rest', async () => {
+    const numbered = new NumberedPage(page);
+    await numbered.navigate(`${base}/long`);
+    await numbered.scroll('down', 1_200);
+    const down = await numbered.observe();
+    expect(down.scroll.y).toBe(1_200);
+    await numbered.scroll('up');
+    expect((await numbered.observe()).scroll.y).toBeLessThan(1_200);
+  });
+
+  it('evaluates an expression and cuts a value too long for the model', async () => {
+    const numbered = new NumberedPage(page);
+    await numbered.navigate(`${base}/next`);
+    expect(await numbered.evaluate('document.title')).toEqual({ value: 'Pricing' });
+    expect(await numbered.evaluate('undefined')).toEqual({ value: null });
+    const long = await numbered.evaluate(`'x'.repeat(${MAX_EVAL_RESULT_CHARS * 2})`);
+    expect(long.truncated).toBe(true);
+    expect(String(long.value)).toHaveLength(MAX_EVAL_RESULT_CHARS);
   });
 
   it('does not click what is covered by another element', async () => {

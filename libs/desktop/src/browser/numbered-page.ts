@@ -2,7 +2,14 @@
 import type { ElementHandle, Page } from 'playwright-core';
 import { observeInPage, resolveInPage, type ObservedElement, type ObservedPage } from './page-script.js';
 
+/** The one navigation wait's bound: a new document that is not parsed by then is observed as it is. */
 const NAVIGATION_TIMEOUT_MS = 15_000;
+/** After the document is parsed, how long its `load` (images, styles, late scripts) may still be waited for. */
+const LOAD_GRACE_MS = 3_000;
+/** How long a scroll may take to come to rest (smooth scrolling) before the page is observed anyway. */
+const SCROLL_SETTLE_MS = 2_000;
+/** An eval's JSON value beyond this is cut (a whole DOM serialised would flood the model's context). */
+export const MAX_EVAL_RESULT_CHARS = 20_000;
 
 export class StaleElementError extends Error {
   override readonly name = 'StaleElementError';
@@ -23,10 +30,20 @@ export interface NumberedPageOptions {
   maxElements?: number;
 }
 
+/** An eval's value, cut when its JSON is too long for the model. */
+export interface EvalValue {
+  value: unknown;
+  truncated?: true;
+}
+
 /**
  * One browser page seen the way the agent sees it: interactive elements numbered 1…N, renumbered at every
  * observation, and actions addressed by those numbers. A number from an older observation is refused
  * rather than allowed to hit whatever carries that number now.
+ *
+ * Every browser action of the agent (the CLI's and the worker's) is a method here, and every one that may
+ * load another document waits for it the same way (`settleNavigation`): on the page's own events with a
+ * bound, never a fixed sleep.
  */
 export class NumberedPage {
   private generation = 0;
@@ -50,7 +67,8 @@ export class NumberedPage {
   }
 
   async navigate(url: string): Promise<ObservedPage> {
-    await this.page.goto(url, { waitUntil: 'domcontentloaded' });
+    await this.page.goto(url, { waitUntil: 'domcontentloaded', timeout: NAVIGATION_TIMEOUT_MS });
+    await this.loadGrace();
     return this.observe();
   }
 
@@ -63,7 +81,7 @@ export class NumberedPage {
       const point = await hitPoint(handle);
       if (!point) throw new ElementNotInteractableError(`element ${id} is covered by something else; observe again`);
       await this.page.mouse.move(point.x, point.y, { steps: 2 });
-      await this.followingNavigation(() => this.page.mouse.click(point.x, point.y));
+      await this.settleNavigation(() => this.page.mouse.click(point.x, point.y));
     } finally {
       await handle.dispose();
     }
@@ -78,7 +96,7 @@ export class NumberedPage {
       if (options.clear ?? true) await handle.fill('');
       await handle.focus();
       await this.page.keyboard.type(text);
-      if (options.submit) await this.followingNavigation(() => this.page.keyboard.press('Enter'));
+      if (options.submit) await this.settleNavigation(() => this.page.keyboard.press('Enter'));
     } finally {
       await handle.dispose();
     }
@@ -104,6 +122,42 @@ export class NumberedPage {
     }
   }
 
+  /**
+   * A real wheel event (so the scroll container under the pointer moves, as for a person), by `amount`
+   * CSS pixels or most of a window; resolves once the scrolling has come to rest.
+   */
+  async scroll(direction: 'up' | 'down', amount?: number): Promise<void> {
+    const distance = amount ?? Math.round((await this.page.evaluate(() => innerHeight)) * 0.8);
+    // Armed before the wheel, so that the scroll's own events cannot be missed.
+    await this.page.evaluate(armScrollWatch, SCROLL_SETTLE_MS);
+    await this.page.mouse.wheel(0, direction === 'down' ? distance : -distance);
+    await this.page.evaluate(scrollAtRest).catch(() => undefined);
+  }
+
+  /** Presses keys (Playwright names: Enter, Control+A, PageDown); Enter in a form may load a new page. */
+  async press(keys: string): Promise<void> {
+    await this.settleNavigation(() => this.page.keyboard.press(keys));
+  }
+
+  /** Goes back or forward in the tab's history; `false` when there was nowhere to go. */
+  async history(direction: 'back' | 'forward'): Promise<boolean> {
+    const before = this.page.url();
+    const options = { waitUntil: 'commit' as const, timeout: NAVIGATION_TIMEOUT_MS };
+    // 'commit', then the document's own state: a page restored from the back/forward cache fires no load events.
+    const response = direction === 'back' ? this.page.goBack(options) : this.page.goForward(options);
+    await response;
+    await this.page.evaluate(documentParsed, NAVIGATION_TIMEOUT_MS).catch(() => undefined);
+    return this.page.url() !== before;
+  }
+
+  /** Evaluates an expression in the page's global scope; its JSON value, cut when too long. */
+  async evaluate(expression: string): Promise<EvalValue> {
+    const value: unknown = await this.page.evaluate(expression);
+    const json = JSON.stringify(value);
+    if (json === undefined || json.length <= MAX_EVAL_RESULT_CHARS) return { value: value ?? null };
+    return { value: json.slice(0, MAX_EVAL_RESULT_CHARS), truncated: true };
+  }
+
   private async element(id: number): Promise<ElementHandle<Element>> {
     if (this.generation === 0) throw new StaleElementError('nothing has been observed on this page yet: observe first');
     const check = await this.page.evaluate(resolveInPage, { id, generation: this.generation });
@@ -118,26 +172,42 @@ export class NumberedPage {
     return handle as ElementHandle<Element>;
   }
 
+  /**
+   * Waits for a disabled control to become usable (a form that enables its button late): the page tells
+   * us by changing the attribute, so a MutationObserver hears it; bounded by `enableTimeoutMs`.
+   */
   private async waitUntilEnabled(handle: ElementHandle<Element>, id: number): Promise<void> {
-    const deadline = Date.now() + this.enableTimeoutMs;
-    for (;;) {
-      const disabled = await handle.evaluate(
-        (el) => (el as HTMLButtonElement).disabled === true || el.getAttribute('aria-disabled') === 'true',
-      );
-      if (!disabled) return;
-      if (Date.now() > deadline) {
-        throw new ElementNotInteractableError(`element ${id} stayed disabled for ${Math.round(this.enableTimeoutMs / 1000)} s`);
-      }
-      await new Promise((r) => setTimeout(r, 100));
+    const enabled = await handle.evaluate(
+      (el, timeoutMs) =>
+        new Promise<boolean>((resolve) => {
+          const usable = () => !((el as HTMLButtonElement).disabled === true || el.getAttribute('aria-disabled') === 'true');
+          if (usable()) return resolve(true);
+          const observer = new MutationObserver(() => {
+            if (!usable()) return;
+            observer.disconnect();
+            clearTimeout(bound);
+            resolve(true);
+          });
+          observer.observe(el, { attributes: true, attributeFilter: ['disabled', 'aria-disabled'] });
+          const bound = setTimeout(() => {
+            observer.disconnect();
+            resolve(false);
+          }, timeoutMs);
+        }),
+      this.enableTimeoutMs,
+    );
+    if (!enabled) {
+      throw new ElementNotInteractableError(`element ${id} stayed disabled for ${Math.round(this.enableTimeoutMs / 1000)} s`);
     }
   }
 
   /**
-   * Runs an action that may navigate; if it starts a navigation to another document, waits for the new
-   * document to be parsed (so the next observation sees the new page, not the old one). The page's own
-   * Navigation API says so synchronously, during the click, so this does not depend on timing.
+   * The one navigation wait. Runs an input that may navigate; if it starts a navigation to another
+   * document, waits for the new document to be parsed (so the next observation sees the new page, not
+   * the old one), then gives its `load` a short grace. The page's own Navigation API says synchronously,
+   * during the input, whether a navigation started, so this does not depend on timing.
    */
-  private async followingNavigation(action: () => Promise<void>): Promise<void> {
+  private async settleNavigation(action: () => Promise<void>): Promise<void> {
     let loaded: () => void = () => undefined;
     const newDocument = new Promise<void>((resolve) => (loaded = resolve));
     this.page.on('domcontentloaded', loaded);
@@ -146,15 +216,62 @@ export class NumberedPage {
       await action();
       // Throws when the old document is already gone: that, too, means a new one is on its way.
       const navigating = await this.page.evaluate(readNavigationProbe).catch(() => true);
-      if (navigating) {
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([newDocument, new Promise((r) => (timer = setTimeout(r, NAVIGATION_TIMEOUT_MS)))]);
-        clearTimeout(timer);
-      }
+      if (!navigating) return;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([newDocument, new Promise((r) => (timer = setTimeout(r, NAVIGATION_TIMEOUT_MS)))]);
+      clearTimeout(timer);
+      await this.loadGrace();
     } finally {
       this.page.off('domcontentloaded', loaded);
     }
   }
+
+  /** The current document's `load`, if it comes soon: slow subresources must not hold up the observation. */
+  private async loadGrace(): Promise<void> {
+    await this.page.waitForLoadState('load', { timeout: LOAD_GRACE_MS }).catch(() => undefined);
+  }
+}
+
+/** In the page: resolves once the document is parsed (at once for one restored from the back/forward cache). */
+function documentParsed(timeoutMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (document.readyState !== 'loading') return resolve();
+    const bound = setTimeout(resolve, timeoutMs);
+    document.addEventListener('DOMContentLoaded', () => (clearTimeout(bound), resolve()), { once: true });
+  });
+}
+
+type ScrollWatch = { __lazyboyScrollRest?: Promise<void> };
+
+/**
+ * In the page: starts watching for a scroll that is about to start to come to rest: the `scrollend`
+ * event, or no scroll at all within ten frames (the page cannot move that way), bounded by `timeoutMs`.
+ */
+function armScrollWatch(timeoutMs: number): void {
+  (window as unknown as ScrollWatch).__lazyboyScrollRest = new Promise<void>((resolve) => {
+    let scrolled = false;
+    const done = () => {
+      removeEventListener('scroll', onScroll, true);
+      removeEventListener('scrollend', done, true);
+      clearTimeout(bound);
+      resolve();
+    };
+    const onScroll = () => (scrolled = true);
+    addEventListener('scroll', onScroll, { capture: true, passive: true });
+    addEventListener('scrollend', done, { capture: true });
+    const bound = setTimeout(done, timeoutMs);
+    let frames = 0;
+    const watch = () => {
+      if (scrolled) return;
+      if (++frames > 10) return done();
+      requestAnimationFrame(watch);
+    };
+    requestAnimationFrame(watch);
+  });
+}
+
+function scrollAtRest(): Promise<void> | undefined {
+  return (window as unknown as ScrollWatch).__lazyboyScrollRest;
 }
 
 /** In the page: notes whether a navigation to another document starts (same-document ones do not count). */

@@ -1,40 +1,29 @@
-import { defineTool, type ToolDefinition } from '@lazyboy/agent';
-import { workerRoutes } from '@lazyboy/contracts';
 import { z } from 'zod';
-import type { ScreenProvider } from './screen-provider.js';
-import { callWorker } from './worker-call.js';
+import { defineTool, type ToolDefinition } from '../tool.js';
+import type { ComputerPlace, FileTransport } from './transport.js';
 
 export const LIST_FILES_TOOL = 'list_files';
 export const READ_FILE_TOOL = 'read_file';
 export const WRITE_FILE_TOOL = 'write_file';
 
-/** Bytes per read: about what the CLI's read_file gives per page. */
-const READ_PAGE_BYTES = 60_000;
+/** Bytes per read_file page. */
+export const READ_PAGE_BYTES = 60_000;
 const MAX_LISTED = 500;
 
 const readFileSchema = z.object({ path: z.string().min(1), offset: z.number().int().min(0).optional() });
 const writeFileSchema = z.object({ path: z.string().min(1), content: z.string() });
 const listFilesSchema = z.object({ path: z.string().min(1).optional() });
 
-/** read_file / write_file / list_files in the computer's home (paths relative to it), as in the CLI. */
-export function fileTools(screens: ScreenProvider): ToolDefinition[] {
+/** read_file / write_file / list_files, relative paths starting at the place's home; offsets in bytes. */
+export function fileTools(transport: FileTransport, place: ComputerPlace): ToolDefinition[] {
   return [
     defineTool({
       name: READ_FILE_TOOL,
       kind: 'read',
-      description:
-        'Read a text file on your computer (relative paths start at your home folder). Long files come in pages: use offset.',
+      description: `Read a text file (relative paths start at ${place.home}). Long files come in pages: use offset.`,
       schema: readFileSchema,
       execute: async ({ path, offset }, ctx) => {
-        const answer = await callWorker(
-          screens,
-          {
-            tool: READ_FILE_TOOL,
-            route: workerRoutes.filesRead,
-            body: { path, length: READ_PAGE_BYTES, ...(offset === undefined ? {} : { offset }) },
-          },
-          ctx,
-        );
+        const answer = await transport.read({ path, length: READ_PAGE_BYTES, ...(offset === undefined ? {} : { offset }) }, ctx);
         if (!answer.ok) return answer.outcome;
         const read = answer.value;
         const more =
@@ -47,14 +36,10 @@ export function fileTools(screens: ScreenProvider): ToolDefinition[] {
     defineTool({
       name: WRITE_FILE_TOOL,
       kind: 'write',
-      description: 'Write a text file on your computer, replacing it if it exists (parent folders are created).',
+      description: `Write a text file (relative paths start at ${place.home}), replacing it if it exists (parent folders are created).`,
       schema: writeFileSchema,
       execute: async ({ path, content }, ctx) => {
-        const answer = await callWorker(
-          screens,
-          { tool: WRITE_FILE_TOOL, route: workerRoutes.filesWrite, body: { path, content } },
-          ctx,
-        );
+        const answer = await transport.write({ path, content }, ctx);
         if (!answer.ok) return answer.outcome;
         return { content: `wrote ${answer.value.bytes} bytes to ${answer.value.path}` };
       },
@@ -62,10 +47,10 @@ export function fileTools(screens: ScreenProvider): ToolDefinition[] {
     defineTool({
       name: LIST_FILES_TOOL,
       kind: 'read',
-      description: 'List a folder on your computer (default: your home folder), folders marked with a trailing slash.',
+      description: `List a folder (default: ${place.home}), folders marked with a trailing slash.`,
       schema: listFilesSchema,
       execute: async ({ path = '.' }, ctx) => {
-        const answer = await callWorker(screens, { tool: LIST_FILES_TOOL, route: workerRoutes.filesList, body: { path } }, ctx);
+        const answer = await transport.list({ path }, ctx);
         if (!answer.ok) return answer.outcome;
         const entries = [...answer.value.entries].sort((a, b) => a.name.localeCompare(b.name));
         const lines = entries

@@ -1,17 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  backgroundAfter,
-  defineTool,
-  shellArgumentsSchema,
-  type ToolContext,
-  type ToolDefinition,
-  type ToolOutcome,
-} from '@lazyboy/agent';
-import { workerRoutes, type ShellOutputResponse, type ShellRunResponse } from '@lazyboy/contracts';
+import type { ShellOutputResponse, ShellRunResponse } from '@lazyboy/contracts';
 import { z } from 'zod';
-import { shortCommand } from './describe-step.js';
-import type { ScreenProvider } from './screen-provider.js';
-import { callWorker } from './worker-call.js';
+import { backgroundAfter } from '../background-after.js';
+import { shellArgumentsSchema } from '../shell-arguments.js';
+import { defineTool, type ToolContext, type ToolDefinition, type ToolOutcome } from '../tool.js';
+import { shortCommand } from './short-command.js';
+import type { ComputerPlace, ShellTransport } from './transport.js';
 
 export const SHELL_TOOL = 'shell';
 export const COMMAND_OUTPUT_TOOL = 'command_output';
@@ -25,10 +19,8 @@ export interface ShellToolOptions {
   outputPollMs: number;
 }
 
-/** The worker's upper bound for one /shell/run wait. */
-const MAX_BLOCK_MS = 600_000;
-/** Beyond the command's own wait: the worker's queue and the HTTP round trip. */
-const HTTP_SLACK_MS = 30_000;
+/** The upper bound of one run call's wait (the worker API's): longer commands go to the background. */
+export const MAX_BLOCK_MS = 600_000;
 /** How much not-yet-shown output is kept for the model per command. */
 const UNSEEN_CHARS = 8_000;
 /** Consecutive failed polls of a background command before the job reports failure. */
@@ -60,16 +52,13 @@ class UnseenOutput {
 const commandOutputSchema = z.object({ command: z.number().int().min(1) });
 
 /**
- * shell / command_output on the computer: bash in the computer's sandbox, as its user, in its home, with
- * the screen as its display. Same contract as the CLI's shell tool: a deadline per command, and a command
- * past block_until_ms keeps running as a background job the model hears about when it ends; its number
- * lets command_output show what it has written meanwhile.
+ * shell / command_output: bash with a deadline per command; a command past block_until_ms keeps running
+ * as a background job the model hears about when it ends, and its number lets command_output show what
+ * it has written meanwhile. The same tools in the CLI (a local process group) and the service (the
+ * computer's sandbox): only the transport differs.
  */
-export function shellTools(screens: ScreenProvider, options: ShellToolOptions): ToolDefinition[] {
+export function shellTools(transport: ShellTransport, place: ComputerPlace, options: ShellToolOptions): ToolDefinition[] {
   const unseen = new Map<number, UnseenOutput>();
-
-  const fetchOutput = (commandId: number, ctx: Pick<ToolContext, 'signal' | 'callId'>) =>
-    callWorker(screens, { tool: COMMAND_OUTPUT_TOOL, route: workerRoutes.shellOutput, body: { commandId } }, ctx);
 
   /** The background job of a command past its block_until_ms: ends when the command does. */
   const watch = async (commandId: number, output: UnseenOutput, ctx: ToolContext): Promise<ToolOutcome> => {
@@ -77,7 +66,7 @@ export function shellTools(screens: ScreenProvider, options: ShellToolOptions): 
     for (;;) {
       try {
         await sleep(options.outputPollMs, undefined, { signal: ctx.signal });
-        const answer = await fetchOutput(commandId, ctx);
+        const answer = await transport.output(commandId, ctx);
         if (!answer.ok) {
           // A lost lease or a vanished command will not come back; a computer that did not answer may.
           if (answer.outcome.directive || ++failures >= MAX_POLL_FAILURES) return answer.outcome;
@@ -86,7 +75,10 @@ export function shellTools(screens: ScreenProvider, options: ShellToolOptions): 
         failures = 0;
         output.add(answer.value);
         if (!answer.value.running) {
-          return { content: `${outputEnd(answer.value)}\n${output.take() || '(no new output)'}`, isError: failed(answer.value) };
+          // The job's result is told as "<job> finished:", so it starts with the status; the output is what
+          // the model has not been shown yet (command_output may have shown the rest).
+          const status = endStatus(answer.value.exitCode ?? null, null, answer.value.timedOut === true);
+          return { content: `${status}\n${output.take() || '(no new output)'}`, isError: failed(answer.value) };
         }
       } catch (error) {
         if (ctx.signal.aborted) return { content: 'stopped watching: the run was cancelled', isError: true };
@@ -99,7 +91,7 @@ export function shellTools(screens: ScreenProvider, options: ShellToolOptions): 
     name: SHELL_TOOL,
     kind: 'command',
     description:
-      'Run a shell command (bash) on your computer, in your home folder (the screen is its display, so GUI programs show there). ' +
+      `Run a shell command (bash) in ${place.home}${place.shellNote ? ` ${place.shellNote}` : ''}. ` +
       `It is killed after timeout_secs (default ${Math.round(options.commandTimeoutMs / 1000)} s); if it is still running ` +
       `after block_until_ms (default ${options.blockUntilMs} ms) it continues in the background and you are told when it ` +
       'finishes. Returns the exit status and the end of the output.',
@@ -107,17 +99,7 @@ export function shellTools(screens: ScreenProvider, options: ShellToolOptions): 
     execute: async ({ command, timeout_secs, block_until_ms }, ctx) => {
       const blockUntilMs = Math.min(block_until_ms ?? options.blockUntilMs, MAX_BLOCK_MS);
       const timeoutMs = timeout_secs === undefined ? options.commandTimeoutMs : timeout_secs * 1000;
-      const started = callWorker(
-        screens,
-        {
-          tool: SHELL_TOOL,
-          route: workerRoutes.shellRun,
-          body: { command, timeoutMs, blockUntilMs },
-
-          timeoutMs: blockUntilMs + HTTP_SLACK_MS,
-        },
-        ctx,
-      );
+      const started = transport.run({ command, timeoutMs, blockUntilMs }, ctx);
       const work = started.then((answer) => {
         if (!answer.ok) return answer.outcome;
         const run = answer.value;
@@ -126,10 +108,12 @@ export function shellTools(screens: ScreenProvider, options: ShellToolOptions): 
         unseen.set(run.commandId, output);
         return watch(run.commandId, output, ctx);
       });
-      // The worker waits block_until_ms too: a command past it is backgrounded, as in the CLI's shell tool.
+      // The transport waits block_until_ms too: a command past it is backgrounded.
       const outcome = await backgroundAfter(ctx, shortCommand(command), work, blockUntilMs);
       if (!outcome.state || !Object.keys(outcome.state).some((key) => key.startsWith('job:'))) return outcome;
-      // The worker answers "still running" at about the same moment: its number is for command_output.
+      // The transport answers "still running" at about the same moment: its number is for command_output.
+      // Only a command still running gets its number: a finished one's result stays exactly its output,
+      // so that repeating the same command is recognisable as a repeat.
       const answer = await started.catch(() => undefined);
       if (!answer?.ok) return outcome;
       return {
@@ -145,7 +129,7 @@ export function shellTools(screens: ScreenProvider, options: ShellToolOptions): 
     description: 'The output a command (by its number) has written since you last saw it: for watching a background command.',
     schema: commandOutputSchema,
     execute: async ({ command }, ctx) => {
-      const answer = await fetchOutput(command, ctx);
+      const answer = await transport.output(command, ctx);
       if (!answer.ok) return answer.outcome;
       const output = unseen.get(command) ?? new UnseenOutput();
       output.add(answer.value);
@@ -161,12 +145,14 @@ export function shellTools(screens: ScreenProvider, options: ShellToolOptions): 
 function finishedOutcome(run: Extract<ShellRunResponse, { done: true }>, timeoutMs: number): ToolOutcome {
   const status = endStatus(run.exitCode, run.signal, run.timedOut, timeoutMs);
   const shownBytes = Buffer.byteLength(run.outputTail);
-  const earlier = run.bytes > shownBytes ? `[… ${run.bytes - shownBytes} bytes earlier not shown …]\n` : '';
+  // A transport whose tail already says what was left out (and where the rest is) is not told twice.
+  const noted = run.outputTail.startsWith('[… ');
+  const earlier = run.bytes > shownBytes && !noted ? `[… ${run.bytes - shownBytes} bytes earlier not shown …]\n` : '';
   const output = run.bytes === 0 ? '(no output)' : earlier + run.outputTail;
   return { content: `${status}\n${output}`, isError: run.exitCode !== 0 };
 }
 
-/** How a watched command ended (the worker adds exitCode and timedOut once it has). */
+/** How a watched command ended (the transport adds exitCode and timedOut once it has). */
 function outputEnd(output: ShellOutputResponse): string {
   return `finished: ${endStatus(output.exitCode ?? null, null, output.timedOut === true)}`;
 }

@@ -1,15 +1,13 @@
-import { defineTool, type ToolDefinition, type ToolOutcome } from '@lazyboy/agent';
 import {
   browserActionNames,
-  browserRoutes,
   browserActionSchemas,
+  type BrowserActionBody,
   type BrowserActionName,
-  type BrowserActionResponse,
   type ContentPart,
 } from '@lazyboy/contracts';
 import { z } from 'zod';
-import type { ScreenProvider } from './screen-provider.js';
-import { callWorker } from './worker-call.js';
+import { defineTool, type ToolDefinition, type ToolOutcome } from '../tool.js';
+import type { BrowserActionResult, BrowserTransport, CallContext } from './transport.js';
 
 export const BROWSER_TOOL = 'browser';
 
@@ -17,9 +15,10 @@ const actionSchema = z.enum(browserActionNames as [BrowserActionName, ...Browser
 
 /**
  * One flat object rather than a union per action: providers want an object at the top of a tool's
- * parameters. Which fields each action needs is checked against the worker's own request schemas.
+ * parameters. Which fields each action needs is checked against the worker API's own request schemas,
+ * whichever transport carries the action out.
  */
-const browserArgsSchema = z
+export const browserArgumentsSchema = z
   .object({
     action: actionSchema.describe(
       'navigate {url} | observe | click {element} | type {element, text, submit?, clear?} | select {element, label} | ' +
@@ -40,16 +39,16 @@ const browserArgsSchema = z
     screenshot: z.enum(['auto', 'always']).optional().describe('observe: always sends a screenshot even if nothing changed'),
   })
   .superRefine((args, issues) => {
-    const checked = browserActionSchemas[args.action].safeParse({ ...workerRequest(args), slot: 0, fence: 0 });
+    const checked = browserActionSchemas[args.action].safeParse({ ...actionBody(args), slot: 0, fence: 0 });
     if (checked.success) return;
     for (const issue of checked.error.issues) {
       issues.addIssue({ code: 'custom', path: issue.path, message: `${args.action}: ${issue.message}` });
     }
   });
-type BrowserArgs = z.infer<typeof browserArgsSchema>;
+export type BrowserArguments = z.infer<typeof browserArgumentsSchema>;
 
 /** The fields each action sends (the worker's bodies are strict: a stray field is refused). */
-const FIELDS: Record<BrowserActionName, readonly (keyof BrowserArgs)[]> = {
+const FIELDS: Record<BrowserActionName, readonly (keyof BrowserArguments)[]> = {
   navigate: ['url'],
   observe: ['screenshot'],
   click: ['element'],
@@ -63,52 +62,57 @@ const FIELDS: Record<BrowserActionName, readonly (keyof BrowserArgs)[]> = {
   eval: ['expression'],
 };
 
-function workerRequest(args: BrowserArgs): Record<string, unknown> {
+function actionBody(args: BrowserArguments): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const field of FIELDS[args.action]) if (args[field] !== undefined) body[field] = args[field];
   return body;
 }
 
+export const BROWSER_DESCRIPTION =
+  'Use the web browser (on a computer with a screen, the person can watch it). Pages are read as their interactive ' +
+  'elements numbered 1…N and their visible text; click, type and select name those numbers, which are valid until the ' +
+  'next observation. Every action returns a fresh observation (where there is a screen, with a screenshot that has the ' +
+  'numbers drawn on it when the page looks different). Actions: navigate (open a URL), observe (look again), click, ' +
+  'type (replaces the field text; submit presses Enter), select (a dropdown option by label), scroll, key (press keys), ' +
+  'back, forward, tabs (list, switch, new, close), eval (a JavaScript expression, for data the observation does not show).';
+
+export interface BrowserTool {
+  tool: ToolDefinition;
+  /**
+   * A fresh observation through the tool's own path (so its element numbers are the ones the tool will
+   * send next), rendered as the model reads it: for the page handed back after a browser hand-off.
+   */
+  observe(ctx: CallContext): Promise<ToolOutcome>;
+}
+
 /**
- * `browser`: the agent's Chromium on its screen, read as numbered interactive elements (the numbers are
- * drawn on the screenshot), acted on by number. Every action answers with a fresh observation; the
- * screenshot comes along only when the page looks different from the last one the model was sent.
+ * `browser`: pages read as numbered interactive elements, acted on by number. Every action answers with a
+ * fresh observation. Make one per run or session: it remembers the observation the model last read.
  */
-export function browserTool(screens: ScreenProvider): ToolDefinition {
+export function browserTool(transport: BrowserTransport): BrowserTool {
   // The observation the model last read: element actions carry it, so a renumbered page refuses them
   // (STALE_ELEMENT) instead of clicking whatever now has that number.
   let latestGeneration: number | undefined;
-  return defineTool({
+  const act = async (args: BrowserArguments, ctx: CallContext): Promise<ToolOutcome> => {
+    const body = actionBody(args);
+    const withGeneration = 'element' in body && latestGeneration !== undefined ? { ...body, generation: latestGeneration } : body;
+    const answer = await transport.act(args.action, withGeneration as BrowserActionBody, ctx);
+    if (!answer.ok) return answer.outcome;
+    latestGeneration = answer.value.generation;
+    return renderBrowserResult(args.action, answer.value);
+  };
+  const tool = defineTool({
     name: BROWSER_TOOL,
     kind: 'browser',
-    description:
-      "Use the web browser on your computer's screen (the person can watch it). Pages are read as their interactive " +
-      'elements numbered 1…N (the numbers are drawn on the screenshot) and their visible text; click, type and select ' +
-      'name those numbers, which are valid until the next observation. Every action returns a fresh observation, and a ' +
-      'screenshot when the page looks different. Actions: navigate (open a URL), observe (look again), click, type ' +
-      '(replaces the field text; submit presses Enter), select (a dropdown option by label), scroll, key (press keys), ' +
-      'back, forward, tabs (list, switch, new, close), eval (a JavaScript expression, for data the observation does not show).',
-    schema: browserArgsSchema,
-    execute: async (args, ctx) => {
-      const body = workerRequest(args);
-      const hasElement = 'element' in body;
-      const answer = await callWorker(
-        screens,
-        {
-          tool: BROWSER_TOOL,
-          route: browserRoutes[args.action],
-          body: { ...body, ...(hasElement && latestGeneration !== undefined ? { generation: latestGeneration } : {}) },
-        },
-        ctx,
-      );
-      if (!answer.ok) return answer.outcome;
-      latestGeneration = answer.value.generation;
-      return browserOutcome(args.action, answer.value);
-    },
+    description: BROWSER_DESCRIPTION,
+    schema: browserArgumentsSchema,
+    execute: act,
   });
+  return { tool, observe: (ctx) => act({ action: 'observe' }, ctx) };
 }
 
-function browserOutcome(action: BrowserActionName, response: BrowserActionResponse): ToolOutcome {
+/** A browser action's answer as the model reads it, whichever transport carried it out. */
+export function renderBrowserResult(action: BrowserActionName, response: BrowserActionResult): ToolOutcome {
   const lines: string[] = [];
   const result = response.result as Record<string, unknown> | undefined;
   if (action === 'eval' && result) {

@@ -1,0 +1,128 @@
+import type { BrowserContext, Page } from 'playwright-core';
+import { NumberedPage, StaleElementError } from './numbered-page.js';
+import type { ObservedPage } from './page-script.js';
+
+/** A focus probe of a tab busy with a script does not hold up the search for the focused one for longer. */
+const FOCUS_PROBE_MS = 1_000;
+
+export interface BrowserTabInfo {
+  index: number;
+  url: string;
+  title: string;
+  active: boolean;
+}
+
+/** `tabs switch|close` named a tab that is not open. */
+export class NoSuchTabError extends Error {
+  override readonly name = 'NoSuchTabError';
+}
+
+/**
+ * The tabs of one browser context as the agent uses them: the active tab is the one it acts on (the
+ * first at first, then any tab that opens: a link with target=_blank, a popup, `tabs new`), each tab
+ * with its own NumberedPage. The worker keeps one per screen, the CLI one for its local Chromium.
+ */
+export class BrowserTabs {
+  private active: Page | undefined;
+  private readonly numbered = new WeakMap<Page, NumberedPage>();
+  /** The observation number last handed out per tab: what the caller's element numbers refer to. */
+  private readonly generations = new WeakMap<Page, number>();
+
+  constructor(private readonly context: BrowserContext) {
+    context.on('page', (page) => {
+      this.active = page;
+    });
+  }
+
+  /** The tab the agent acts on, opening one if the person closed them all. */
+  async activePage(): Promise<{ page: Page; numbered: NumberedPage }> {
+    let page = this.active && !this.active.isClosed() ? this.active : this.openPages().at(0);
+    if (!page) page = await this.context.newPage();
+    this.active = page;
+    let numbered = this.numbered.get(page);
+    if (!numbered) {
+      numbered = new NumberedPage(page);
+      this.numbered.set(page, numbered);
+    }
+    return { page, numbered };
+  }
+
+  /** Observes the active tab and remembers which numbering the caller now holds. */
+  async observe(): Promise<ObservedPage> {
+    const { page, numbered } = await this.activePage();
+    const observed = await numbered.observe();
+    this.generations.set(page, observed.generation);
+    return observed;
+  }
+
+  /**
+   * Element numbers are only meaningful with the observation they came from. A caller that names it
+   * (`generation`) is refused if the tab has been observed again since (by a read-only observer, before a
+   * takeover, after a hand-off) instead of trusting that the numbering did not move.
+   */
+  assertGeneration(page: Page, generation: number | undefined): void {
+    const latest = this.generations.get(page);
+    if (generation !== undefined && generation !== latest) {
+      throw new StaleElementError(
+        `element numbers of observation ${generation} are out of date (latest ${latest ?? 'none'}): observe again`,
+      );
+    }
+  }
+
+  async list(): Promise<BrowserTabInfo[]> {
+    const active = (await this.activePage()).page;
+    return Promise.all(
+      this.openPages().map(async (page, index) => ({
+        index,
+        url: page.url(),
+        title: await page.title().catch(() => ''),
+        active: page === active,
+      })),
+    );
+  }
+
+  /** The tab that has the keyboard focus, if the browser window has it (document.hasFocus). */
+  async focusedPage(): Promise<Page | undefined> {
+    for (const page of this.openPages()) {
+      const focused = await Promise.race([
+        page.evaluate<boolean>('document.hasFocus()').catch(() => false),
+        new Promise<false>((resolve) => setTimeout(() => resolve(false), FOCUS_PROBE_MS)),
+      ]);
+      if (focused) return page;
+    }
+    return undefined;
+  }
+
+  /** Makes tab `index` the active one and brings it to the front, so a person watching sees it too. */
+  async switchTo(index: number): Promise<void> {
+    const page = this.tab(index);
+    await page.bringToFront();
+    this.active = page;
+  }
+
+  async open(url: string | undefined): Promise<void> {
+    const page = await this.context.newPage();
+    this.active = page;
+    if (url) await this.activePage().then(({ numbered }) => numbered.navigate(url));
+    await page.bringToFront();
+  }
+
+  async close(index: number): Promise<void> {
+    const page = this.tab(index);
+    await page.close();
+    if (this.active === page) {
+      this.active = this.openPages().at(-1);
+      await this.active?.bringToFront();
+    }
+  }
+
+  private openPages(): Page[] {
+    return this.context.pages().filter((page) => !page.isClosed());
+  }
+
+  private tab(index: number): Page {
+    const page = this.openPages()[index];
+    if (!page) throw new NoSuchTabError(`there is no tab ${index}; list the tabs first`);
+    return page;
+  }
+}
