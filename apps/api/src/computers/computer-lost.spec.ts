@@ -5,12 +5,15 @@ import { workerRoutes } from '@lazyboy/contracts';
 import { computerTools, type ScreenProvider } from '../agent-tools/index.js';
 import { AuditRepository } from '../audit/audit.repository.js';
 import { AuditService } from '../audit/audit.service.js';
+import type { ApiConfig } from '../config/api-config.js';
 import { PrismaService } from '../persistence/prisma.service.js';
 import { RedisService } from '../redis/redis.service.js';
 import { FakeHost, FakePoolDriver } from '../testing/fake-pool-driver.js';
 import { testApiConfig } from '../testing/test-config.js';
+import { createIsolatedDatabase, type IsolatedDatabase } from '../testing/test-database.js';
 import { ComputerIdleLoop } from './computer-idle-loop.js';
 import { ComputerRunScreens } from './computer-run-screens.js';
+import { ComputersLifecycle } from './computers-lifecycle.js';
 import { ComputersRepository } from './computers.repository.js';
 import { ComputersService } from './computers.service.js';
 import { PowerLock } from './power-lock.js';
@@ -31,10 +34,12 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
 }
 
 describe('a lost or taken-over computer, as a run sees it', () => {
-  const config = testApiConfig({ TEAM_SCREEN_LIMIT: '2' });
-  const prisma = new PrismaService(config);
-  const redis = new RedisService(config);
-  const repo = new ComputersRepository(prisma);
+  // A database of its own: the idle loop and the start-up check look at every computer in it.
+  let db: IsolatedDatabase;
+  let config: ApiConfig;
+  let prisma: PrismaService;
+  let redis: RedisService;
+  let repo: ComputersRepository;
   const host = new FakeHost();
   const replicas: Array<{ driver: FakePoolDriver; computers: ComputersService; screens: ComputerRunScreens }> = [];
   const replica = () => {
@@ -72,6 +77,11 @@ describe('a lost or taken-over computer, as a run sees it', () => {
   const row = (id: string) => prisma.computer.findUniqueOrThrow({ where: { id } });
 
   beforeAll(async () => {
+    db = await createIsolatedDatabase();
+    config = testApiConfig({ DATABASE_URL: db.url, TEAM_SCREEN_LIMIT: '2' });
+    prisma = new PrismaService(config);
+    redis = new RedisService(config);
+    repo = new ComputersRepository(prisma);
     await redis.onModuleInit();
   });
 
@@ -82,6 +92,7 @@ describe('a lost or taken-over computer, as a run sees it', () => {
     }
     await prisma.$disconnect();
     redis.client.disconnect();
+    await db.drop();
     expect(host.alive()).toEqual([]);
   });
 
@@ -171,6 +182,38 @@ describe('a lost or taken-over computer, as a run sees it', () => {
     await alive.computers.renewLeases();
     expect((await row(orphaned.computer.id)).bindExpiresAt!.getTime()).toBeGreaterThan(lease.getTime());
     await alive.computers.stop(orphaned.computer.id);
+  });
+
+  it('at start-up takes over the worker of a replica that died, and leaves one whose binder still renews', async () => {
+    const dead = replica();
+    const live = replica();
+    const restarted = replica();
+    const orphaned = await dead.computers.ensureRunning(
+      (await repo.ensureComputerForBot({ ...(await botOf()), computerMode: 'private' })).id,
+    );
+    const kept = await live.computers.ensureRunning(
+      (await repo.ensureComputerForBot({ ...(await botOf()), computerMode: 'private' })).id,
+    );
+    dead.computers.detach();
+    dead.driver.orphanAll();
+    await prisma.computer.update({ where: { id: orphaned.computer.id }, data: { bindExpiresAt: new Date(Date.now() - 1_000) } });
+
+    // Only what reconcile uses: the idle loop and the leader election are not started here.
+    const lifecycle = new ComputersLifecycle(
+      restarted.computers,
+      repo,
+      restarted.driver,
+      undefined as never,
+      undefined as never,
+      config,
+    );
+    await lifecycle.reconcile();
+    expect(await row(orphaned.computer.id)).toMatchObject({ state: 'running', bindFence: orphaned.binding.bindFence + 1n });
+    expect(restarted.driver.ownedComputers()).toContain(orphaned.computer.id);
+    expect(await row(kept.computer.id)).toMatchObject({ state: 'running', bindFence: kept.binding.bindFence });
+    expect(restarted.driver.ownedComputers()).not.toContain(kept.computer.id);
+    await restarted.computers.stop(orphaned.computer.id);
+    await live.computers.stop(kept.computer.id);
   });
 
   const botOf = async () => {
