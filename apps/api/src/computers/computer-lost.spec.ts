@@ -128,6 +128,28 @@ describe('a lost or taken-over computer, as a run sees it', () => {
     await computers.stop(held.computerId);
   });
 
+  it('runs a call on a new worker at once when the worker went away before the call (nothing was sent)', async () => {
+    const { driver, screens, computers } = replica();
+    const held = await acquire(screens, await newRun());
+    const first = await row(held.computerId);
+    await driver.workerOf({ owner: first.bindOwner! })!.kill();
+    await until('the lost worker to be recorded', async () =>
+      (await row(held.computerId)).state === 'stopped' ? true : undefined,
+    );
+
+    const use = toolsOf(held);
+    expect(await use('shell', { command: 'echo on-the-new-one' })).toEqual({
+      content: 'exit 0\non-the-new-one\n',
+      isError: false,
+    });
+    const now = await row(held.computerId);
+    expect(now).toMatchObject({ state: 'running' });
+    expect(now.bindFence).toBeGreaterThan(first.bindFence);
+    const worker = driver.workerOf({ owner: now.bindOwner! })!;
+    expect(worker.admitted.filter((p) => p === workerRoutes.shellRun.path)).toHaveLength(1);
+    await computers.stop(held.computerId);
+  });
+
   it("follows a takeover: the stale replica's run is refused once by the worker, then goes on with the new fence", async () => {
     const a = replica();
     const b = replica();

@@ -17,13 +17,18 @@ import { computerView, screenView } from './computer-view.js';
 import { ComputersRepository, type BotRef, type ComputerWithScreens } from './computers.repository.js';
 import { PoolDriver, type LostWorker, type WorkerBinding } from './pool-driver.js';
 import { PowerLock } from './power-lock.js';
-import { WorkerCallError, WorkerClient } from './worker-client.js';
+import { neverDelivered, WorkerCallError, WorkerClient } from './worker-client.js';
 
 const BOOT_POLL_MS = 250;
 
 /** What a tool call that met a vanished worker reads (the model, and the person through the run's log). */
-export const COMPUTER_LOST_MESSAGE =
+export const COMPUTER_LOST_MESSAGE_IN_FLIGHT =
   'the computer went away while this call ran (its worker stopped; whether the call took effect is unknown). ' +
+  'It is started again on the next call: open windows and running commands are gone, files in the home folder are kept';
+
+/** The same, for a call no worker received (nothing listened any more): nothing was done. */
+export const COMPUTER_LOST_MESSAGE_UNSENT =
+  'the computer went away before this call reached it (its worker stopped; nothing was done). ' +
   'It is started again on the next call: open windows and running commands are gone, files in the home folder are kept';
 
 export interface RunningComputer {
@@ -343,7 +348,12 @@ export class ComputersService {
    * here, so the next use boots a new one with a higher fence), else the error as it is (a passing failure).
    */
   async lostOrUnreachable(binding: WorkerBinding, error: WorkerCallError): Promise<WorkerCallError> {
-    const lost = () => new WorkerCallError('COMPUTER_LOST', 0, COMPUTER_LOST_MESSAGE, { cause: error.message });
+    const unsent = neverDelivered(error);
+    const lost = () =>
+      new WorkerCallError('COMPUTER_LOST', 0, unsent ? COMPUTER_LOST_MESSAGE_UNSENT : COMPUTER_LOST_MESSAGE_IN_FLIGHT, {
+        cause: error.message,
+        ...(unsent ? { connection: 'refused' } : {}),
+      });
     const computer = await this.repo.computer(binding.computerId).catch(() => undefined);
     if (computer === undefined) return error; // the database did not answer either: nothing to conclude
     if (!computer || (computer.state !== 'running' && computer.state !== 'suspended')) return lost();

@@ -1,5 +1,5 @@
 import type { WorkerCallOptions, WorkerClientHooks, WorkerEndpoint } from './worker-client.js';
-import { WorkerCallError, WorkerClient } from './worker-client.js';
+import { neverDelivered, WorkerCallError, WorkerClient } from './worker-client.js';
 import type { WorkerRequest, WorkerResponse, WorkerRoute } from '@lazyboy/contracts';
 import type { WorkerBinding } from './pool-driver.js';
 
@@ -9,9 +9,10 @@ export type Rebind = (signal?: AbortSignal) => Promise<WorkerBinding>;
 /**
  * The worker client a run's tools use. It follows the computer's binding: a call refused with
  * STALE_BINDER (another replica took the computer over since the run acquired it; nothing was done) is
- * made once more with the binding as it is now; after a call failed with COMPUTER_LOST (the worker went
- * away mid-call, the model is told so) the next call first brings the screen up on a new worker, with a
- * higher bind fence and the run's own execution fence.
+ * made once more with the binding as it is now, and so is one that met a vanished worker before reaching
+ * it (connection refused: nothing was done), on a new worker. After a call failed with COMPUTER_LOST in
+ * flight (its outcome unknown, the model is told so) the next call first brings the screen up on a new
+ * worker. A new worker has a higher bind fence; the run keeps its own execution fence.
  */
 export class RunScreenWorker extends WorkerClient {
   private lost = false;
@@ -50,8 +51,9 @@ export class RunScreenWorker extends WorkerClient {
       return await super.call(route, body, options);
     } catch (error) {
       if (!(error instanceof WorkerCallError)) throw error;
-      if (error.code === 'COMPUTER_LOST') this.lost = true;
-      if (error.code !== 'STALE_BINDER') throw error;
+      const unsent = error.code === 'COMPUTER_LOST' && neverDelivered(error);
+      if (error.code === 'COMPUTER_LOST' && !unsent) this.lost = true;
+      if (error.code !== 'STALE_BINDER' && !unsent) throw error;
     }
     await this.follow(options.signal);
     return super.call(route, body, options);

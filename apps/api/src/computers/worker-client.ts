@@ -25,6 +25,11 @@ export class WorkerCallError extends Error {
   }
 }
 
+/** True when the call failed before any worker received it (its connection was refused): nothing was done. */
+export function neverDelivered(error: WorkerCallError): boolean {
+  return (error.details as { connection?: unknown } | undefined)?.connection === 'refused';
+}
+
 export interface WorkerEndpoint {
   /** Control API base URL, e.g. http://127.0.0.1:41234 */
   baseUrl: string;
@@ -113,7 +118,14 @@ export class WorkerClient {
       });
     } catch (error) {
       if (signal?.aborted) throw error;
-      const unreachable = new WorkerCallError('UNREACHABLE', 0, `worker ${route.path}: ${(error as Error).message}`);
+      // Refused: nothing listens there, so the call never reached a worker (safe to make elsewhere).
+      const refused = (error as { cause?: { code?: unknown } }).cause?.code === 'ECONNREFUSED';
+      const unreachable = new WorkerCallError(
+        'UNREACHABLE',
+        0,
+        `worker ${route.path}: ${(error as Error).message}${refused ? ' (connection refused)' : ''}`,
+        refused ? { connection: 'refused' } : undefined,
+      );
       throw this.hooks.unreachable ? await this.hooks.unreachable(unreachable) : unreachable;
     }
     const text = await res.text();
