@@ -311,6 +311,14 @@ export const apiEnvSchema = z
       .min(100)
       .default(30_000)
       .describe('How often the idle loop looks at computers'),
+    LAZYBOY_COMPUTER_BIND_LEASE_MS: z.coerce
+      .number()
+      .int()
+      .min(1_000)
+      .default(30_000)
+      .describe(
+        "A computer's binding (the API process responsible for its worker) lasts this long unless renewed (every third of it); then another replica may take the worker over",
+      ),
     LAZYBOY_CONTROL_LEASE_MS: z.coerce
       .number()
       .int()

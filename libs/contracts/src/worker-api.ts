@@ -66,6 +66,21 @@ export type ScreensResponse = z.infer<typeof screensResponseSchema>;
 export const computerStateResponseSchema = z.object({ computerId: z.string(), suspended: z.boolean() });
 export type ComputerStateResponse = z.infer<typeof computerStateResponseSchema>;
 
+// ------------------------------------------------------------------------------------------- binding
+
+/**
+ * The header every control call carries: the computer binding's fence (`Computer.bindFence`) the caller
+ * read with the endpoint. The worker refuses a lower one (409 STALE_BINDER): an API replica that lost the
+ * binding to another cannot act on the worker any more.
+ */
+export const BIND_FENCE_HEADER = 'x-lazyboy-bind-fence';
+
+/** A new binding of the worker (a boot, or a takeover after its binder's lease ran out). */
+export const bindRequestSchema = z.strictObject({ bindFence: z.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
+export type BindRequest = z.infer<typeof bindRequestSchema>;
+export const bindResponseSchema = z.object({ computerId: z.string(), bindFence: z.number().int().min(0) });
+export type BindResponse = z.infer<typeof bindResponseSchema>;
+
 // ------------------------------------------------------------------------------------- fences, control
 
 /** Every call that acts on a slot carries the run's execution fence. */
@@ -424,6 +439,7 @@ export const WORKER_ERROR_STATUS = {
   NOT_FOUND: 404,
   PAYLOAD_TOO_LARGE: 413,
   STALE_FENCE: 409,
+  STALE_BINDER: 409,
   PROFILE_LOCKED: 409,
   PROFILE_MISMATCH: 409,
   SCREEN_NOT_RUNNING: 409,

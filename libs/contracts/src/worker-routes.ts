@@ -3,6 +3,8 @@
 // so no other file names a worker path (test/docs/worker-routes.spec.ts fails if one does).
 import { z } from 'zod';
 import {
+  bindRequestSchema,
+  bindResponseSchema,
   browserActionNames,
   browserActionResponseSchema,
   browserActionSchemas,
@@ -81,6 +83,8 @@ export const workerRoutes = {
   personType: post('/screens/type', screenTypeRequestSchema, screenTypeResponseSchema),
   suspend: post('/computer/suspend', noBody, computerStateResponseSchema),
   wake: post('/computer/wake', noBody, computerStateResponseSchema),
+  /** The binding's new fence; from then on calls carrying a lower one are refused (STALE_BINDER). */
+  bind: post('/computer/bind', bindRequestSchema, bindResponseSchema),
   // An agent's tools, fenced by the run's execution lease.
   shellRun: post('/shell/run', shellRunRequestSchema, shellRunResponseSchema),
   shellOutput: post('/shell/output', shellOutputRequestSchema, shellOutputResponseSchema),

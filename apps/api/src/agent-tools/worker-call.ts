@@ -108,6 +108,8 @@ const HINTS: Partial<Record<WorkerCallError['code'], string>> = {
   BROWSER_UNAVAILABLE: 'the browser is restarting; try again in a moment',
   SCREEN_BOOT_FAILED: 'the screen could not start; try again in a moment',
   UNREACHABLE: 'the computer did not answer; try again in a moment',
+  COMPUTER_LOST: 'observe the screen before acting again: the next call runs on a fresh desktop',
+  STALE_BINDER: 'the computer changed hands between API servers; try again',
   NATIVE_UNAVAILABLE: 'desktop control is not available on this computer; use the browser or the shell',
   SANDBOX_UNAVAILABLE: 'the shell is not available on this computer',
 };

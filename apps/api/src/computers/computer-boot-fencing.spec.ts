@@ -9,47 +9,17 @@ import { repoRoot } from '@lazyboy/localstack';
 import { ApiError } from '../common/api-error.js';
 import { PrismaService } from '../persistence/prisma.service.js';
 import { RedisService } from '../redis/redis.service.js';
+import { FakePoolDriver } from '../testing/fake-pool-driver.js';
 import { testApiConfig } from '../testing/test-config.js';
 import { ComputersRepository } from './computers.repository.js';
 import { ComputersService } from './computers.service.js';
 import { LocalPoolDriver } from './local-pool-driver.js';
-import type { ComputerSpec, WorkerBinding } from './pool-driver.js';
+import type { WorkerBinding } from './pool-driver.js';
 import { PowerLock } from './power-lock.js';
 
-// A boot is fenced: whoever stops the computer (or takes over a stuck boot) while a worker is being
-// provisioned wins, and the late worker is stopped instead of overwriting the row. One real worker boot.
-
-/** A real local driver whose provisioning can be held after the worker is up (a slow boot, on purpose). */
-class HeldDriver extends LocalPoolDriver {
-  hold = true;
-  provisioned?: WorkerBinding;
-  private release?: () => void;
-  private readonly reached: Promise<void>;
-  private reach!: () => void;
-
-  constructor(options: ConstructorParameters<typeof LocalPoolDriver>[0]) {
-    super(options);
-    this.reached = new Promise((resolve) => (this.reach = resolve));
-  }
-
-  override async provision(spec: ComputerSpec, signal?: AbortSignal): Promise<WorkerBinding> {
-    const binding = await super.provision(spec, signal);
-    if (!this.hold) return binding;
-    this.provisioned = binding;
-    this.reach();
-    await new Promise<void>((resolve) => (this.release = resolve));
-    return binding;
-  }
-
-  async provisionedButHeld(): Promise<WorkerBinding> {
-    await this.reached;
-    return this.provisioned!;
-  }
-
-  finishProvisioning(): void {
-    this.release?.();
-  }
-}
+// A boot is fenced: whoever stops the computer (or takes over a boot whose lease lapsed) while a worker is
+// being provisioned wins, and the late worker is stopped instead of overwriting the row. Fences and locks
+// run on the in-memory driver (the real protocol, no desktop); the display check on one real worker boot.
 
 function xServerOn(display: number): string | undefined {
   return execFileSync('ps', ['-eo', 'args='], { encoding: 'utf8' })
@@ -57,28 +27,26 @@ function xServerOn(display: number): string | undefined {
     .find((line) => line.startsWith(`Xvfb :${display} `));
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 describe('computer boot fencing', () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'lazyboy-boot-fencing-'));
-  const config = testApiConfig({ LAZYBOY_HOMES_DIR: path.join(dir, 'homes'), TEAM_SCREEN_LIMIT: '1' });
+  const config = testApiConfig({ TEAM_SCREEN_LIMIT: '1' });
   const prisma = new PrismaService(config);
   const redis = new RedisService(config);
   const repo = new ComputersRepository(prisma);
-  const displayBaseFrom = findFreeDisplayBase(1, 1_000 + Number(process.env.JEST_WORKER_ID ?? 0) * 1_000 + 700);
-  const driver = new HeldDriver({
-    workerScript: path.join(repoRoot, 'apps/worker/dist/main.js'),
-    homesDir: path.join(dir, 'homes'),
-    displayBaseFrom,
-  });
+  const driver = new FakePoolDriver();
   const computers = new ComputersService(repo, driver, new PowerLock(redis), config);
+  /** The next provision is held once its worker is up (a slow boot, on purpose). */
+  const holdProvision = () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const reached = new Promise<WorkerBinding>((resolve) => {
+      driver.beforeProvisioned = async (binding) => {
+        driver.beforeProvisioned = undefined;
+        resolve(binding);
+        await released;
+      };
+    });
+    return { reached, release };
+  };
 
   const newBot = async (computerMode: 'team' | 'private' = 'team') => {
     const workspace = await prisma.workspace.create({ data: { name: 'fencing', slug: `fencing-${randomUUID()}` } });
@@ -88,11 +56,121 @@ describe('computer boot fencing', () => {
   const newComputer = async () => computers.computerOf(await newBot());
 
   beforeAll(async () => {
+    await redis.onModuleInit();
+  });
+
+  afterAll(async () => {
+    computers.detach();
+    const left = driver.ownedComputers();
+    await driver.shutdown();
+    await prisma.$disconnect();
+    redis.client.disconnect();
+    expect(left).toEqual([]);
+    expect(driver.host.alive()).toEqual([]);
+  }, 30_000);
+
+  it('lets only the boot holding the latest fence finish it', async () => {
+    const { id } = await newComputer();
+    const binding = { endpoint: 'http://127.0.0.1:1', tokenCipher: new Uint8Array(8), owner: 'local:test:1' };
+    const now = new Date();
+    const lease = new Date(now.getTime() + 30_000);
+
+    const first = await repo.claimBoot(id, now, lease);
+    expect(first).not.toBeNull();
+    expect(await repo.claimBoot(id, now, lease)).toBeNull(); // someone is booting it, its lease runs
+    // Once the boot's lease has lapsed (its API died), the next claim takes over.
+    const second = await repo.claimBoot(id, new Date(lease.getTime() + 1), lease);
+    expect(second).toBe(first! + 1n);
+
+    expect(await repo.markRunning(id, first!, binding, lease)).toBe(false);
+    expect(await repo.markError(id, first!, 'late failure')).toBe(false);
+    expect(await prisma.computer.findUniqueOrThrow({ where: { id } })).toMatchObject({ state: 'booting', endpoint: null });
+
+    expect(await repo.markRunning(id, second!, binding, lease)).toBe(true);
+    expect(await prisma.computer.findUniqueOrThrow({ where: { id } })).toMatchObject({
+      state: 'running',
+      bindFence: second,
+      bindExpiresAt: lease,
+    });
+    // A takeover of a live lease is refused; of a lapsed one, only one of two wins.
+    expect(await repo.takeOverBinding(id, second!, now, lease)).toBeNull();
+    const later = new Date(lease.getTime() + 1);
+    const [x, y] = await Promise.all([
+      repo.takeOverBinding(id, second!, later, lease),
+      repo.takeOverBinding(id, second!, later, lease),
+    ]);
+    expect([x, y].filter((f) => f !== null)).toEqual([second! + 1n]);
+  });
+
+  it('stops the worker of a boot that was stopped while it was being provisioned', async () => {
+    const { id } = await newComputer();
+    const held = holdProvision();
+    const booting = computers.ensureRunning(id).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    const late = await held.reached;
+    expect(driver.workerOf(late)?.alive).toBe(true);
+
+    await computers.stop(id); // the person (or the idle loop's stuck-boot reclaim) wins
+    held.release();
+
+    const error = await booting;
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).message).toMatch(/stopped while it booted/);
+    expect(await prisma.computer.findUniqueOrThrow({ where: { id } })).toMatchObject({ state: 'stopped', endpoint: null });
+    expect(driver.ownedComputers()).toEqual([]);
+    expect(driver.workerOf(late)?.alive).toBe(false);
+  });
+
+  it('refuses to suspend or stop a computer a run works on, under the power lock', async () => {
+    const bot = await newBot('private');
+    const { id } = await computers.computerOf(bot);
+    const lease = new Date(Date.now() + 30_000);
+    const fence = await repo.claimBoot(id, new Date(), lease);
+    await repo.markRunning(
+      id,
+      fence!,
+      { endpoint: 'http://127.0.0.1:1', tokenCipher: new Uint8Array(8), owner: 'local:test:1' },
+      lease,
+    );
+    await prisma.run.create({ data: { workspaceId: bot.workspaceId, botId: bot.id, status: 'running' } });
+
+    await expect(computers.suspend(id)).rejects.toMatchObject({ code: 'CONFLICT', message: /agent is working/ });
+    expect(await computers.suspend(id, new Date())).toBe(false); // the idle loop just leaves it
+    await expect(computers.stop(id, { unlessBusy: true })).rejects.toMatchObject({ code: 'CONFLICT' });
+    expect(await prisma.computer.findUniqueOrThrow({ where: { id } })).toMatchObject({ state: 'running' });
+  });
+});
+
+describe('computer boot fencing on a real worker (local pool driver)', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'lazyboy-boot-fencing-'));
+  const config = testApiConfig({ LAZYBOY_HOMES_DIR: path.join(dir, 'homes'), TEAM_SCREEN_LIMIT: '1' });
+  const prisma = new PrismaService(config);
+  const redis = new RedisService(config);
+  const repo = new ComputersRepository(prisma);
+  const displayBaseFrom = findFreeDisplayBase(1, 1_000 + Number(process.env.JEST_WORKER_ID ?? 0) * 1_000 + 700);
+  const driver = new LocalPoolDriver({
+    workerScript: path.join(repoRoot, 'apps/worker/dist/main.js'),
+    homesDir: path.join(dir, 'homes'),
+    displayBaseFrom,
+  });
+  const computers = new ComputersService(repo, driver, new PowerLock(redis), config);
+  const newBot = async () => {
+    const workspace = await prisma.workspace.create({ data: { name: 'fencing', slug: `fencing-${randomUUID()}` } });
+    const bot = await prisma.bot.create({
+      data: { workspaceId: workspace.id, name: 'fenced', avatarSeed: 'f', computerMode: 'team' },
+    });
+    return { id: bot.id, workspaceId: workspace.id, computerMode: bot.computerMode };
+  };
+
+  beforeAll(async () => {
     chmodSync(dir, 0o755);
     await redis.onModuleInit();
   });
 
   afterAll(async () => {
+    computers.detach();
     const left = driver.workerPids();
     await driver.shutdown();
     await prisma.$disconnect();
@@ -101,61 +179,7 @@ describe('computer boot fencing', () => {
     expect(left).toEqual([]);
   }, 30_000);
 
-  it('lets only the boot holding the latest fence finish it', async () => {
-    const { id } = await newComputer();
-    const binding = { endpoint: 'http://127.0.0.1:1', tokenCipher: new Uint8Array(8), owner: 'local:test:1' };
-    const stuck = new Date(Date.now() + 1_000); // every boot counts as stuck: the second claim takes over
-
-    const first = await repo.claimBoot(id, new Date(0));
-    expect(first).not.toBeNull();
-    expect(await repo.claimBoot(id, new Date(0))).toBeNull(); // someone is booting it
-    const second = await repo.claimBoot(id, stuck);
-    expect(second).toBe(first! + 1n);
-
-    expect(await repo.markRunning(id, first!, binding)).toBe(false);
-    expect(await repo.markError(id, first!, 'late failure')).toBe(false);
-    expect(await prisma.computer.findUniqueOrThrow({ where: { id } })).toMatchObject({ state: 'booting', endpoint: null });
-
-    expect(await repo.markRunning(id, second!, binding)).toBe(true);
-    expect(await prisma.computer.findUniqueOrThrow({ where: { id } })).toMatchObject({ state: 'running', bindFence: second });
-  });
-
-  it('stops the worker of a boot that was stopped while it was being provisioned', async () => {
-    const { id } = await newComputer();
-    const booting = computers.ensureRunning(id).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
-    const late = await driver.provisionedButHeld();
-    const pid = Number(/:(\d+)$/.exec(late.owner)![1]);
-    expect(alive(pid)).toBe(true);
-
-    await computers.stop(id); // the person (or the idle loop's stuck-boot reclaim) wins
-    driver.finishProvisioning();
-
-    const error = await booting;
-    expect(error).toBeInstanceOf(ApiError);
-    expect((error as ApiError).message).toMatch(/stopped while it booted/);
-    expect(await prisma.computer.findUniqueOrThrow({ where: { id } })).toMatchObject({ state: 'stopped', endpoint: null });
-    expect(driver.workerPids()).toEqual([]);
-    expect(alive(pid)).toBe(false);
-  }, 90_000);
-
-  it('refuses to suspend or stop a computer a run works on, under the power lock', async () => {
-    const bot = await newBot('private');
-    const { id } = await computers.computerOf(bot);
-    const fence = await repo.claimBoot(id, new Date(0));
-    await repo.markRunning(id, fence!, { endpoint: 'http://127.0.0.1:1', tokenCipher: new Uint8Array(8), owner: 'local:test:1' });
-    await prisma.run.create({ data: { workspaceId: bot.workspaceId, botId: bot.id, status: 'running' } });
-
-    await expect(computers.suspend(id)).rejects.toMatchObject({ code: 'CONFLICT', message: /agent is working/ });
-    expect(await computers.suspend(id, new Date())).toBe(false); // the idle loop just leaves it
-    await expect(computers.stop(id, { unlessBusy: true })).rejects.toMatchObject({ code: 'CONFLICT' });
-    expect(await prisma.computer.findUniqueOrThrow({ where: { id } })).toMatchObject({ state: 'running' });
-  });
-
   it("records the screen's real display, above the computer's display base", async () => {
-    driver.hold = false;
     const bot = await newBot();
     const { running, screen } = await computers.bootForBot(bot);
     try {

@@ -1,14 +1,15 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
 import { ComputersRepository } from './computers.repository.js';
-import { ComputersService, STUCK_BOOT_MS } from './computers.service.js';
+import { ComputersService } from './computers.service.js';
 import { PoolDriver } from './pool-driver.js';
 import { ScreenControlService } from './screen-control.service.js';
 
 /**
  * One pass of the idle loop, run every LAZYBOY_IDLE_CHECK_MS by the leading replica only: hands back
  * expired takeovers, suspends computers nobody watches or uses and no run needs, stops computers suspended
- * too long, and marks stopped the computers whose worker has gone away.
+ * too long, takes over the workers whose binder stopped renewing its lease (so none runs unowned), and
+ * marks stopped the computers whose worker has gone away.
  */
 @Injectable()
 export class ComputerIdleLoop {
@@ -39,7 +40,7 @@ export class ComputerIdleLoop {
       await this.step(`stopping ${computer.id}`, () => this.computers.stop(computer.id, { unlessBusy: true }));
     }
 
-    for (const computer of await this.repo.bound(new Date(now - STUCK_BOOT_MS))) {
+    for (const computer of await this.repo.bound(new Date(now))) {
       if (signal?.aborted || this.computers.closing) return;
       if (computer.state === 'booting') {
         await this.step(`clearing the stuck boot of ${computer.id}`, () =>
@@ -48,7 +49,13 @@ export class ComputerIdleLoop {
         continue;
       }
       const binding = this.computers.bindingOf(computer);
-      if (binding && (await this.driver.health(binding))) continue;
+      if (binding && (await this.driver.health(binding))) {
+        const lapsed = computer.bindExpiresAt === null || computer.bindExpiresAt.getTime() < now;
+        if (lapsed && !this.computers.heldBindings().has(computer.id)) {
+          await this.step(`taking over ${computer.id}`, () => this.computers.takeOver(computer));
+        }
+        continue;
+      }
       // Read again: it may have been stopped or rebooted while we looked.
       const current = await this.repo.computer(computer.id);
       if (!current || current.updatedAt.getTime() !== computer.updatedAt.getTime()) continue;

@@ -3,7 +3,7 @@ import type { ControlHolder } from '@lazyboy/contracts';
 import { ComputersRepository } from './computers.repository.js';
 import { ComputersService } from './computers.service.js';
 import { RunScreens, type AcquireScreenInput, type AcquiredScreen } from './run-screens.js';
-import { WorkerClient } from './worker-client.js';
+import { RunScreenWorker } from './run-screen-worker.js';
 
 /** The run executor's access to screens: the execution lease in Postgres, fenced on the worker. */
 @Injectable()
@@ -23,12 +23,26 @@ export class ComputerRunScreens extends RunScreens {
       signal,
       lease: (allocated) => this.repo.takeExecution(allocated.id, runId),
     });
+    // The run keeps its execution lease across a new worker: the screen is ensured again with the fence it
+    // holds (if another run took the lease meanwhile, the worker refuses this one with STALE_FENCE).
+    const rebind = async (rebindSignal?: AbortSignal) =>
+      (
+        await this.computers.bootForBot(bot, {
+          onStep,
+          ...(rebindSignal ? { signal: rebindSignal } : {}),
+          lease: async (held) => held,
+        })
+      ).running.binding;
     return {
       computerId: running.computer.id,
       screenId: screen.id,
       slot: screen.slot,
       fence: Number(screen.executionFence),
-      worker: new WorkerClient(running.binding.endpoint),
+      worker: RunScreenWorker.create(
+        running.binding,
+        (binding, error) => this.computers.lostOrUnreachable(binding, error),
+        rebind,
+      ),
     };
   }
 

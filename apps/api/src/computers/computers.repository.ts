@@ -92,15 +92,16 @@ export class ComputersRepository {
   }
 
   /**
-   * Claims the right to boot: only one caller (in any replica) moves a stopped, failed or long-stuck
-   * booting computer to booting. Returns the boot's bind fence (only that boot may finish it), or null when
-   * someone else is booting it or it already runs.
+   * Claims the right to boot: only one caller (in any replica) moves a stopped or failed computer, or a
+   * booting one whose boot lease lapsed at `now` (its API died), to booting, with a binding lease until
+   * `expiresAt`. Returns the boot's bind fence (only that boot may finish it), or null when someone else is
+   * booting it or it already runs.
    */
-  async claimBoot(id: string, stuckBefore: Date): Promise<bigint | null> {
+  async claimBoot(id: string, now: Date, expiresAt: Date): Promise<bigint | null> {
     return this.prisma.$transaction(async (tx) => {
       const { count } = await tx.computer.updateMany({
-        where: { id, OR: [{ state: { in: ['stopped', 'error'] } }, { state: 'booting', updatedAt: { lt: stuckBefore } }] },
-        data: { state: 'booting', errorMessage: null, bindFence: { increment: 1 } },
+        where: { id, OR: [{ state: { in: ['stopped', 'error'] } }, { state: 'booting', ...lapsed(now) }] },
+        data: { state: 'booting', errorMessage: null, bindFence: { increment: 1 }, bindExpiresAt: expiresAt },
       });
       if (count !== 1) return null;
       // Same transaction: the row stays locked by the update, so this is the fence it wrote.
@@ -109,11 +110,12 @@ export class ComputersRepository {
     });
   }
 
-  /** Finishes the boot holding `fence`; false when it was stopped or taken over meanwhile. */
+  /** Finishes the boot holding `fence`, its lease until `expiresAt`; false when it was stopped or taken over meanwhile. */
   async markRunning(
     id: string,
     fence: bigint,
     binding: { endpoint: string; tokenCipher: Uint8Array<ArrayBuffer>; owner: string },
+    expiresAt: Date,
   ): Promise<boolean> {
     const now = new Date();
     const { count } = await this.prisma.computer.updateMany({
@@ -123,6 +125,7 @@ export class ComputersRepository {
         endpoint: binding.endpoint,
         controlTokenCipher: binding.tokenCipher,
         bindOwner: binding.owner,
+        bindExpiresAt: expiresAt,
         bootedAt: now,
         lastActiveAt: now,
         suspendedAt: null,
@@ -137,9 +140,48 @@ export class ComputersRepository {
   async markError(id: string, fence: bigint, message: string): Promise<boolean> {
     const { count } = await this.prisma.computer.updateMany({
       where: { id, state: 'booting', bindFence: fence },
-      data: { state: 'error', errorMessage: message.slice(0, 2_000), endpoint: null, controlTokenCipher: null, bindOwner: null },
+      data: {
+        state: 'error',
+        errorMessage: message.slice(0, 2_000),
+        endpoint: null,
+        controlTokenCipher: null,
+        bindOwner: null,
+        bindExpiresAt: null,
+      },
     });
     return count === 1;
+  }
+
+  /**
+   * Renews the binding leases this process holds (computer id → its bind fence) until `expiresAt`. Returns
+   * the ids whose binding it no longer holds (stopped, or taken over by another replica).
+   */
+  async renewBindings(held: ReadonlyMap<string, bigint>, expiresAt: Date): Promise<string[]> {
+    if (held.size === 0) return [];
+    const rows = await this.prisma.$transaction(
+      [...held].map(([id, bindFence]) =>
+        this.prisma.computer.updateMany({
+          where: { id, bindFence, state: { in: ['booting', 'running', 'suspended'] } },
+          data: { bindExpiresAt: expiresAt },
+        }),
+      ),
+    );
+    return [...held.keys()].filter((_, i) => rows[i]!.count !== 1);
+  }
+
+  /**
+   * Takes over the binding seen with `seenFence` once its lease has lapsed at `now` (its binder stopped
+   * renewing it): fence + 1, a lease of our own until `expiresAt`. Only one replica wins; the others get null.
+   */
+  async takeOverBinding(id: string, seenFence: bigint, now: Date, expiresAt: Date): Promise<bigint | null> {
+    return this.prisma.$transaction(async (tx) => {
+      const { count } = await tx.computer.updateMany({
+        where: { id, bindFence: seenFence, state: { in: ['running', 'suspended'] }, ...lapsed(now) },
+        data: { bindFence: { increment: 1 }, bindExpiresAt: expiresAt },
+      });
+      if (count !== 1) return null;
+      return (await tx.computer.findUniqueOrThrow({ where: { id }, select: { bindFence: true } })).bindFence;
+    });
   }
 
   /** Suspends only from running, and (for the idle loop) only if still idle by `idleBefore`. */
@@ -166,25 +208,31 @@ export class ComputersRepository {
     });
   }
 
-  /** With `seen`, only if the computer is still as it was seen (nobody booted, woke or suspended it meanwhile). */
+  /**
+   * With `seen`, only if the computer is still as it was seen (nobody booted, woke or suspended it
+   * meanwhile; without a state: any state but stopped, of that binding). True when it was marked.
+   */
   async markStopped(
     id: string,
     errorMessage: string | null = null,
-    seen?: { state: ComputerState; bindFence: bigint },
-  ): Promise<void> {
-    await this.prisma.computer.updateMany({
-      where: { id, ...seen },
+    seen?: { state?: ComputerState; bindFence: bigint },
+  ): Promise<boolean> {
+    const state = seen?.state ?? (seen ? { not: 'stopped' as const } : undefined);
+    const { count } = await this.prisma.computer.updateMany({
+      where: { id, ...(seen ? { bindFence: seen.bindFence } : {}), ...(state ? { state } : {}) },
       data: {
         state: 'stopped',
         endpoint: null,
         controlTokenCipher: null,
         bindOwner: null,
+        bindExpiresAt: null,
         stoppedAt: new Date(),
         suspendedAt: null,
         memoryBytes: null,
         errorMessage,
       },
     });
+    return count === 1;
   }
 
   async touchActive(id: string): Promise<void> {
@@ -226,10 +274,10 @@ export class ComputersRepository {
     return this.prisma.computer.findMany({ where: { state: 'suspended', suspendedAt: { lt: before } }, include: withScreens });
   }
 
-  /** Computers that claim a worker (running or suspended), plus boots stuck since `stuckBefore`. */
-  async bound(stuckBefore: Date): Promise<ComputerWithScreens[]> {
+  /** Computers that claim a worker (running or suspended), plus boots whose lease lapsed at `now` (their API died). */
+  async bound(now: Date): Promise<ComputerWithScreens[]> {
     return this.prisma.computer.findMany({
-      where: { OR: [{ state: { in: ['running', 'suspended'] } }, { state: 'booting', updatedAt: { lt: stuckBefore } }] },
+      where: { OR: [{ state: { in: ['running', 'suspended'] } }, { state: 'booting', ...lapsed(now) }] },
       include: withScreens,
     });
   }
@@ -357,4 +405,9 @@ export class ComputersRepository {
       include: { computer: true },
     });
   }
+}
+
+/** A binding lease that ran out by `now` (or was never written, by a version before leases). */
+function lapsed(now: Date): Prisma.ComputerWhereInput {
+  return { OR: [{ bindExpiresAt: null }, { bindExpiresAt: { lt: now } }] };
 }

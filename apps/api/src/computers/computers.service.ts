@@ -15,13 +15,21 @@ import type { ComputerScreen } from '../persistence/generated/client.js';
 import { RealtimePublisher } from '../realtime/realtime-publisher.js';
 import { computerView, screenView } from './computer-view.js';
 import { ComputersRepository, type BotRef, type ComputerWithScreens } from './computers.repository.js';
-import { PoolDriver, type WorkerBinding } from './pool-driver.js';
+import { PoolDriver, type LostWorker, type WorkerBinding } from './pool-driver.js';
 import { PowerLock } from './power-lock.js';
-import { WorkerCallError, WorkerClient } from './worker-client.js';
+import { neverDelivered, WorkerCallError, WorkerClient } from './worker-client.js';
 
-/** A boot that has not finished after this long was abandoned (its API died): another may take over. */
-export const STUCK_BOOT_MS = 180_000;
 const BOOT_POLL_MS = 250;
+
+/** What a tool call that met a vanished worker reads (the model, and the person through the run's log). */
+export const COMPUTER_LOST_MESSAGE_IN_FLIGHT =
+  'the computer went away while this call ran (its worker stopped; whether the call took effect is unknown). ' +
+  'It is started again on the next call: open windows and running commands are gone, files in the home folder are kept';
+
+/** The same, for a call no worker received (nothing listened any more): nothing was done. */
+export const COMPUTER_LOST_MESSAGE_UNSENT =
+  'the computer went away before this call reached it (its worker stopped; nothing was done). ' +
+  'It is started again on the next call: open windows and running commands are gone, files in the home folder are kept';
 
 export interface RunningComputer {
   computer: ComputerWithScreens;
@@ -38,20 +46,29 @@ export interface BootForBotOptions extends PowerOptions {
   lease?: (screen: ComputerScreen) => Promise<ComputerScreen>;
 }
 
+/** How often a boot that is still going marks its computer in use. */
+const BOOT_ACTIVITY_MS = 1_000;
+
 /**
  * The agents' computers: which one an agent works on (its private one or the workspace's Team computer,
  * one screen per agent), and their life cycle booting → running ⇄ suspended → stopped (or error), kept in
  * Postgres and carried out by the pool driver. Safe under concurrency: one caller in any replica boots
  * (a compare-and-set on the state), suspend and wake serialise on a per-computer lock.
+ *
+ * The binding (ARCHITECTURE.md, "Leases"): the replica that booted a computer (or took it over) is
+ * responsible for its worker and renews `bindExpiresAt`; every replica may use the worker, each call
+ * carrying the `bindFence` it read. A binding whose lease lapsed is taken over by the next replica that
+ * looks (fence + 1, told to the worker, which refuses lower fences from then on). A worker that went away
+ * ends only its own binding: the computer is stopped for that fence and boots with a higher one next.
  */
-/** How often a boot that is still going marks its computer in use. */
-const BOOT_ACTIVITY_MS = 1_000;
-
 @Injectable()
 export class ComputersService {
   private readonly logger = new Logger(ComputersService.name);
   private readonly tokens: SecretBox;
   private readonly ensuring = new Map<string, SharedBringUp>();
+  /** The bindings (and boots) this process is responsible for: computer id → bind fence. */
+  private readonly held = new Map<string, Held>();
+  private readonly stopListening: () => void;
   closing = false;
 
   constructor(
@@ -62,6 +79,12 @@ export class ComputersService {
     @Optional() private readonly realtime?: RealtimePublisher,
   ) {
     this.tokens = new SecretBox(config.LAZYBOY_VAULT_KEY, 'computer-control-token');
+    this.stopListening = driver.onLost((lost) => void this.workerLost(lost));
+  }
+
+  /** Stops hearing of lost workers (the module is ending, or a test's replica is done). */
+  detach(): void {
+    this.stopListening();
   }
 
   get screenLimit(): number {
@@ -156,6 +179,11 @@ export class ComputersService {
       const computer = await this.repo.computer(computerId);
       if (!computer) throw notFound('computer');
       const binding = this.bindingOf(computer);
+      if ((computer.state === 'running' || computer.state === 'suspended') && binding && this.leaseLapsed(computer)) {
+        // Its binder stopped renewing (the API process died): this use takes the worker over first.
+        await this.takeOver(computer);
+        continue;
+      }
       switch (computer.state) {
         case 'running':
           if (binding) return { computer, binding };
@@ -174,8 +202,11 @@ export class ComputersService {
         case 'booting': {
           if (!reportedBoot) onStep({ kind: 'booting' });
           reportedBoot = true;
-          const fence = await this.repo.claimBoot(computerId, new Date(Date.now() - STUCK_BOOT_MS));
-          if (fence !== null) return this.boot(computerId, fence);
+          const fence = await this.repo.claimBoot(computerId, new Date(), this.leaseExpiry());
+          if (fence !== null) {
+            this.held.set(computerId, { fence });
+            return this.boot(computerId, fence);
+          }
           // Another caller (maybe in another replica) is booting it: wait for the outcome.
           await new Promise((resolve) => setTimeout(resolve, BOOT_POLL_MS));
           const after = await this.repo.computer(computerId);
@@ -199,25 +230,156 @@ export class ComputersService {
     await this.publish(claimed);
     let binding: WorkerBinding;
     try {
-      binding = await this.driver.provision({ computerId, homeKey: claimed.homeKey, screenLimit: this.screenLimit });
+      binding = await this.driver.provision({
+        computerId,
+        homeKey: claimed.homeKey,
+        screenLimit: this.screenLimit,
+        bindFence: fence,
+      });
     } catch (error) {
+      this.dropHeld(computerId, fence);
       const message = error instanceof Error ? error.message : String(error);
       this.logger.error(`booting computer ${computerId} failed: ${message}`);
       if (await this.repo.markError(computerId, fence, message.split('\n')[0]!)) await this.publishById(computerId);
       throw new ApiError('NOT_READY', `the computer failed to boot: ${message.split('\n')[0]}`);
     }
-    const finished = await this.repo.markRunning(computerId, fence, {
-      endpoint: binding.endpoint.baseUrl,
-      tokenCipher: new Uint8Array(this.tokens.seal(binding.endpoint.token)),
-      owner: binding.owner,
-    });
+    const finished = await this.repo.markRunning(
+      computerId,
+      fence,
+      {
+        endpoint: binding.endpoint.baseUrl,
+        tokenCipher: new Uint8Array(this.tokens.seal(binding.endpoint.token)),
+        owner: binding.owner,
+      },
+      this.leaseExpiry(),
+    );
     if (!finished) {
+      this.dropHeld(computerId, fence);
       this.logger.warn(`computer ${computerId} was stopped or taken over while it booted; stopping the worker just started`);
       await this.driver.stop(binding);
       throw new ApiError('NOT_READY', 'the computer was stopped while it booted');
     }
+    this.held.set(computerId, { fence, binding });
     const computer = await this.publishById(computerId);
     return { computer: computer!, binding };
+  }
+
+  // ------------------------------------------------------------------------------------ binding lease
+
+  /**
+   * Takes over a computer whose binding lease lapsed (its binder died or was cut off), under the power
+   * lock so no suspend, wake or stop runs meanwhile. The winner of the compare-and-set (fence + 1) adopts
+   * the worker and tells it the new fence, so the old binder's calls are refused; a worker this driver
+   * must not adopt, or that does not take the fence, is stopped and the next use boots a new one.
+   */
+  async takeOver(seen: ComputerWithScreens): Promise<void> {
+    await this.powerLock.with(seen.id, async () => {
+      const computer = await this.repo.computer(seen.id);
+      if (!computer || computer.bindFence !== seen.bindFence || !this.leaseLapsed(computer)) return;
+      const binding = this.bindingOf(computer);
+      if (!binding || (computer.state !== 'running' && computer.state !== 'suspended')) return;
+      const fence = await this.repo.takeOverBinding(computer.id, computer.bindFence, new Date(), this.leaseExpiry());
+      if (fence === null) return; // another replica won
+      let reason: string;
+      if (this.driver.adopt(binding)) {
+        try {
+          const bound = await this.driver.bind(binding, fence);
+          this.held.set(computer.id, { fence, binding: bound });
+          this.logger.log(`took over the worker of computer ${computer.id} (bind fence ${fence})`);
+          return;
+        } catch (error) {
+          reason = `its worker did not take the new binding: ${(error as Error).message}`;
+        }
+      } else {
+        reason = 'its worker could not be taken over';
+      }
+      this.logger.warn(`computer ${computer.id}: ${reason}; stopping it`);
+      await this.driver.stop(binding).catch((error: unknown) => this.logger.warn(`stopping: ${(error as Error).message}`));
+      await this.repo.markStopped(computer.id, null, { bindFence: fence });
+    });
+    await this.publishById(seen.id);
+  }
+
+  /**
+   * Renews the leases of the bindings this process holds (the lifecycle calls it every third of the lease).
+   * A binding lost meanwhile is let go: when another replica took the same worker over it is theirs now,
+   * otherwise the worker this process still runs for it serves nobody and is stopped.
+   */
+  async renewLeases(): Promise<void> {
+    if (this.held.size === 0) return;
+    const snapshot = new Map(this.held);
+    const gone = await this.repo.renewBindings(new Map([...snapshot].map(([id, h]) => [id, h.fence])), this.leaseExpiry());
+    for (const id of gone) {
+      const mine = snapshot.get(id)!;
+      if (this.held.get(id) !== mine) continue; // changed while we renewed
+      this.held.delete(id);
+      if (!mine.binding) continue; // a boot: it sees the lost claim itself when it finishes
+      const now = await this.repo.computer(id);
+      if (now?.bindOwner === mine.binding.owner) {
+        this.logger.warn(`computer ${id}: another replica took its worker over (bind fence ${now.bindFence})`);
+        this.driver.release(mine.binding);
+      } else {
+        await this.driver.stop(mine.binding).catch(() => undefined);
+      }
+    }
+  }
+
+  /** Bindings (and boots) this process is responsible for: computer id → bind fence. */
+  heldBindings(): Map<string, bigint> {
+    return new Map([...this.held].map(([id, h]) => [id, h.fence]));
+  }
+
+  /** The driver says a worker went away: its binding (that fence only) ends, and its computer counts as stopped. */
+  private async workerLost(lost: LostWorker): Promise<void> {
+    try {
+      if (this.held.get(lost.computerId)?.fence === lost.bindFence) this.held.delete(lost.computerId);
+      const message = `its worker went away (${lost.reason}); it starts again on the next use`;
+      if (await this.repo.markStopped(lost.computerId, message, { bindFence: lost.bindFence })) {
+        this.logger.warn(`computer ${lost.computerId}: ${message}`);
+        await this.publishById(lost.computerId);
+      }
+    } catch (error) {
+      this.logger.warn(`computer ${lost.computerId}: recording the lost worker failed: ${(error as Error).message}`);
+    }
+  }
+
+  /**
+   * A call found `binding`'s worker unreachable: COMPUTER_LOST when the worker is gone (it is fenced off
+   * here, so the next use boots a new one with a higher fence), else the error as it is (a passing failure).
+   */
+  async lostOrUnreachable(binding: WorkerBinding, error: WorkerCallError): Promise<WorkerCallError> {
+    const unsent = neverDelivered(error);
+    const lost = () =>
+      new WorkerCallError('COMPUTER_LOST', 0, unsent ? COMPUTER_LOST_MESSAGE_UNSENT : COMPUTER_LOST_MESSAGE_IN_FLIGHT, {
+        cause: error.message,
+        ...(unsent ? { connection: 'refused' } : {}),
+      });
+    const computer = await this.repo.computer(binding.computerId).catch(() => undefined);
+    if (computer === undefined) return error; // the database did not answer either: nothing to conclude
+    if (!computer || (computer.state !== 'running' && computer.state !== 'suspended')) return lost();
+    if (computer.bindFence !== binding.bindFence) return computer.bindOwner === binding.owner ? error : lost();
+    if (await this.driver.health(binding)) return error;
+    await this.forget(computer, `the worker stopped answering: ${error.message}`);
+    await this.publishById(computer.id);
+    return lost();
+  }
+
+  /** A client of the computer's worker that turns a vanished worker into COMPUTER_LOST. */
+  workerClient(binding: WorkerBinding): WorkerClient {
+    return new WorkerClient(binding.endpoint, { unreachable: (error) => this.lostOrUnreachable(binding, error) });
+  }
+
+  private leaseLapsed(computer: ComputerWithScreens): boolean {
+    if (this.held.get(computer.id)?.fence === computer.bindFence) return false; // ours: renewed by us
+    return computer.bindExpiresAt === null || computer.bindExpiresAt.getTime() < Date.now();
+  }
+
+  private leaseExpiry(): Date {
+    return new Date(Date.now() + this.config.LAZYBOY_COMPUTER_BIND_LEASE_MS);
+  }
+
+  private dropHeld(computerId: string, fence: bigint): void {
+    if (this.held.get(computerId)?.fence === fence) this.held.delete(computerId);
   }
 
   /** Wakes a suspended computer (nothing to do when it is not suspended). */
@@ -282,6 +444,7 @@ export class ComputersService {
       if (unlessBusy && (await this.repo.hasBusyRun(computer))) throw busy('stop');
       const binding = this.bindingOf(computer);
       if (binding) await this.driver.stop(binding);
+      this.dropHeld(computerId, computer.bindFence);
       await this.repo.markStopped(computerId);
     });
     await this.publishById(computerId);
@@ -292,6 +455,7 @@ export class ComputersService {
     this.logger.warn(`computer ${computer.id}: ${reason}; marking it stopped`);
     const binding = this.bindingOf(computer);
     if (binding && this.driver.adopt(binding)) await this.driver.stop(binding).catch(() => undefined);
+    this.dropHeld(computer.id, computer.bindFence);
     // Only the binding we looked at: a computer rebooted meanwhile keeps its new worker.
     await this.repo.markStopped(computer.id, null, { state: computer.state, bindFence: computer.bindFence });
   }
@@ -307,10 +471,11 @@ export class ComputersService {
       try {
         return await work(running);
       } catch (error) {
-        const lost = error instanceof WorkerCallError && (error.code === 'UNREACHABLE' || error.code === 'COMPUTER_UNAVAILABLE');
+        const lost = error instanceof WorkerCallError && RETRIED_CODES.has(error.code);
         if (!lost || attempt >= 2) throw error;
         if (error.code === 'UNREACHABLE') await this.forget(running.computer, error.message);
-        // COMPUTER_UNAVAILABLE: suspended (or stopping) under us; the next round wakes or boots it.
+        // COMPUTER_LOST: fenced off already, the next round boots a new worker. COMPUTER_UNAVAILABLE: suspended
+        // (or stopping) under us; the next round wakes or boots it. STALE_BINDER: taken over since we read it.
       }
     }
   }
@@ -333,7 +498,7 @@ export class ComputersService {
     if (!allocated) {
       throw conflict('screens_full', `all ${limit} screens of the Team computer are in use by working agents; try again later`);
     }
-    const worker = new WorkerClient(binding.endpoint);
+    const worker = this.workerClient(binding);
     if (allocated.evicted) await worker.call(workerRoutes.stopScreen, { slot: allocated.evicted.slot });
     // The run's lease is taken (fence + 1) before the worker hears of it: from then on any older holder's
     // call is refused.
@@ -364,8 +529,13 @@ export class ComputersService {
     try {
       return {
         computerId: computer.id,
-        endpoint: { baseUrl: computer.endpoint, token: this.tokens.open(computer.controlTokenCipher) },
+        endpoint: {
+          baseUrl: computer.endpoint,
+          token: this.tokens.open(computer.controlTokenCipher),
+          bindFence: Number(computer.bindFence),
+        },
         owner: computer.bindOwner,
+        bindFence: computer.bindFence,
       };
     } catch (error) {
       this.logger.warn(`computer ${computer.id}: ${(error as Error).message}`);
@@ -402,6 +572,15 @@ export class ComputersService {
       this.logger.warn(`publishing computer.updated failed: ${(error as Error).message}`);
     }
   }
+}
+
+/** A worker call that failed because of the worker, not the request: done once more on the computer as it is now. */
+const RETRIED_CODES = new Set<WorkerCallError['code']>(['UNREACHABLE', 'COMPUTER_UNAVAILABLE', 'COMPUTER_LOST', 'STALE_BINDER']);
+
+/** A binding this process is responsible for; `binding` once the boot has finished. */
+interface Held {
+  fence: bigint;
+  binding?: WorkerBinding;
 }
 
 function busy(verb: string): ApiError {

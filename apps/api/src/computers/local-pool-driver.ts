@@ -6,7 +6,7 @@ import { Logger } from '@nestjs/common';
 import { workerRoutes } from '@lazyboy/contracts';
 import { clearComputerLeftovers, findFreeDisplayBase, readCmdline, readEnviron, readProcStat } from '@lazyboy/desktop';
 import { findFreePort, groupAlive, isAlive, ManagedProcess, stopProcessGroup, tail } from '@lazyboy/localstack';
-import { PoolDriver, type ComputerSpec, type WorkerBinding } from './pool-driver.js';
+import { PoolDriver, type ComputerSpec, type LostWorker, type WorkerBinding } from './pool-driver.js';
 import { WorkerClient } from './worker-client.js';
 
 export interface LocalPoolDriverOptions {
@@ -38,7 +38,12 @@ interface LocalWorker {
   displays?: DisplayRange;
   /** The computer's home: what its desktop's processes and temporary folders are found by once the worker is gone. */
   homeDir?: string;
+  /** The binding it serves now (its fence changes on a takeover). */
+  binding: WorkerBinding;
 }
+
+/** How often adopted workers (not our children: no exit event) are looked at, for the lost signal. */
+const ADOPTED_CHECK_MS = 1_000;
 
 /** The X displays base+1 … base+count of one computer. */
 interface DisplayRange {
@@ -62,6 +67,8 @@ export class LocalPoolDriver extends PoolDriver {
   private readonly host = hostname();
   private readonly homesDir: string;
   private readonly logsDir: string;
+  private readonly lostListeners = new Set<(lost: LostWorker) => void>();
+  private adoptedCheck: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(private readonly options: LocalPoolDriverOptions) {
@@ -97,6 +104,24 @@ export class LocalPoolDriver extends PoolDriver {
     }
   }
 
+  async bind(binding: WorkerBinding, bindFence: bigint): Promise<WorkerBinding> {
+    const bound: WorkerBinding = { ...binding, bindFence, endpoint: { ...binding.endpoint, bindFence: Number(bindFence) } };
+    await new WorkerClient(bound.endpoint).call(workerRoutes.bind, { bindFence: Number(bindFence) }, { timeoutMs: 10_000 });
+    const known = this.workers.get(binding.computerId);
+    if (known && known.binding.owner === binding.owner) known.binding = bound;
+    return bound;
+  }
+
+  release(binding: WorkerBinding): void {
+    const known = this.workers.get(binding.computerId);
+    if (known?.binding.owner === binding.owner) this.workers.delete(binding.computerId);
+  }
+
+  onLost(listener: (lost: LostWorker) => void): () => void {
+    this.lostListeners.add(listener);
+    return () => this.lostListeners.delete(listener);
+  }
+
   async suspend(binding: WorkerBinding): Promise<void> {
     await new WorkerClient(binding.endpoint).call(workerRoutes.suspend, {}, { timeoutMs: 30_000 });
   }
@@ -110,7 +135,13 @@ export class LocalPoolDriver extends PoolDriver {
     const pid = known?.pid ?? this.pidOf(binding);
     this.workers.delete(binding.computerId);
     if (pid !== undefined && this.isWorkerProcess(pid)) {
-      await this.stopWorker({ computerId: binding.computerId, pid, ...known, homeDir: known?.homeDir ?? this.homeOf(pid) });
+      await this.stopWorker({
+        computerId: binding.computerId,
+        pid,
+        binding,
+        ...known,
+        homeDir: known?.homeDir ?? this.homeOf(pid),
+      });
     } else if (known?.homeDir) {
       // The worker died on its own (killed, crashed): whatever of its desktop it left still goes.
       await this.clearLeftovers(binding.computerId, known.homeDir);
@@ -136,11 +167,22 @@ export class LocalPoolDriver extends PoolDriver {
     if (pid === undefined || !this.isWorkerProcess(pid)) return false;
     const parent = parentPid(pid);
     if (parent !== 1 && parent !== process.pid) return false;
-    const worker: LocalWorker = { computerId: binding.computerId, pid, displays: displaysOf(pid) };
+    const worker: LocalWorker = { computerId: binding.computerId, pid, displays: displaysOf(pid), binding };
     const homeDir = this.homeOf(pid);
     if (homeDir) worker.homeDir = homeDir;
     this.workers.set(binding.computerId, worker);
+    this.adoptedCheck ??= setInterval(() => this.checkAdopted(), ADOPTED_CHECK_MS).unref();
     return true;
+  }
+
+  /**
+   * Forgets every worker without stopping it: what this API process dying leaves behind (tests of the
+   * takeover use it to stand for a crashed replica).
+   */
+  orphanAll(): void {
+    this.closed = true;
+    this.workers.clear();
+    clearInterval(this.adoptedCheck);
   }
 
   /** Pids of the workers this process runs (tests check none is left). */
@@ -149,8 +191,9 @@ export class LocalPoolDriver extends PoolDriver {
   }
 
   /** Stops every worker this process started or adopted. */
-  async shutdown(): Promise<string[]> {
+  async shutdown(): Promise<WorkerBinding[]> {
     this.closed = true;
+    clearInterval(this.adoptedCheck);
     const workers = [...this.workers.values()];
     this.workers.clear();
     await Promise.all(
@@ -160,7 +203,7 @@ export class LocalPoolDriver extends PoolDriver {
         ),
       ),
     );
-    return workers.map((w) => w.computerId);
+    return workers.map((w) => w.binding);
   }
 
   private async start(spec: ComputerSpec, displays: DisplayRange, signal?: AbortSignal): Promise<WorkerBinding> {
@@ -188,16 +231,23 @@ export class LocalPoolDriver extends PoolDriver {
       },
       logFile,
     });
-    const worker: LocalWorker = { computerId: spec.computerId, pid: proc.pid, process: proc, displays, homeDir };
-    this.workers.set(spec.computerId, worker);
     const binding: WorkerBinding = {
       computerId: spec.computerId,
-      endpoint: { baseUrl: `http://127.0.0.1:${port}`, token },
+      endpoint: { baseUrl: `http://127.0.0.1:${port}`, token, bindFence: Number(spec.bindFence) },
       owner: `local:${this.host}:${proc.pid}`,
+      bindFence: spec.bindFence,
     };
+    const worker: LocalWorker = { computerId: spec.computerId, pid: proc.pid, process: proc, displays, homeDir, binding };
+    this.workers.set(spec.computerId, worker);
     try {
       await this.waitHealthy(binding, proc, logFile, signal);
+      await new WorkerClient(binding.endpoint).call(
+        workerRoutes.bind,
+        { bindFence: Number(spec.bindFence) },
+        { timeoutMs: 10_000 },
+      );
       if (this.closed) throw new Error('the API is shutting down');
+      void proc.exited.then(() => this.exited(worker, 'its process exited'));
       return binding;
     } catch (error) {
       this.workers.delete(spec.computerId);
@@ -216,6 +266,34 @@ export class LocalPoolDriver extends PoolDriver {
       if (health?.computerId === binding.computerId) return;
       if (Date.now() > deadline) throw new Error(`the worker did not answer within the start-up time:\n${tail(logFile)}`);
       await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  /**
+   * A worker of ours ended without being stopped (stop and shutdown forget it first): what it left goes,
+   * and the listeners hear which binding it served.
+   */
+  private exited(worker: LocalWorker, reason: string): void {
+    if (this.workers.get(worker.computerId) !== worker) return;
+    this.workers.delete(worker.computerId);
+    this.logger.warn(`the worker of computer ${worker.computerId} (pid ${worker.pid}) went away: ${reason}`);
+    const cleared = worker.homeDir ? this.clearLeftovers(worker.computerId, worker.homeDir) : Promise.resolve();
+    void cleared
+      .catch((error: unknown) => this.logger.warn(`clearing after ${worker.computerId} failed: ${(error as Error).message}`))
+      .then(() => {
+        const lost: LostWorker = {
+          computerId: worker.computerId,
+          owner: worker.binding.owner,
+          bindFence: worker.binding.bindFence,
+          reason,
+        };
+        for (const listener of this.lostListeners) listener(lost);
+      });
+  }
+
+  private checkAdopted(): void {
+    for (const worker of [...this.workers.values()]) {
+      if (!worker.process && !this.isWorkerProcess(worker.pid)) this.exited(worker, 'its process is gone');
     }
   }
 

@@ -1,4 +1,5 @@
 import {
+  BIND_FENCE_HEADER,
   workerErrorBodySchema,
   workerRoutes,
   type WorkerErrorCode,
@@ -8,11 +9,14 @@ import {
   type WorkerRoute,
 } from '@lazyboy/contracts';
 
-/** The worker refused or failed a call: its stable code and status, or UNREACHABLE when it did not answer. */
+/**
+ * The worker refused or failed a call: its stable code and status, UNREACHABLE when it did not answer, or
+ * COMPUTER_LOST when it did not answer because it is gone (the computer is restarted on its next use).
+ */
 export class WorkerCallError extends Error {
   override readonly name = 'WorkerCallError';
   constructor(
-    readonly code: WorkerErrorCode | 'UNREACHABLE' | 'BAD_RESPONSE',
+    readonly code: WorkerErrorCode | 'UNREACHABLE' | 'BAD_RESPONSE' | 'COMPUTER_LOST',
     readonly status: number,
     message: string,
     readonly details?: unknown,
@@ -21,10 +25,28 @@ export class WorkerCallError extends Error {
   }
 }
 
+/** True when the call failed before any worker received it (its connection was refused): nothing was done. */
+export function neverDelivered(error: WorkerCallError): boolean {
+  return (error.details as { connection?: unknown } | undefined)?.connection === 'refused';
+}
+
 export interface WorkerEndpoint {
   /** Control API base URL, e.g. http://127.0.0.1:41234 */
   baseUrl: string;
   token: string;
+  /**
+   * The binding's fence (`Computer.bindFence`) read with the endpoint, sent on every call: the worker refuses
+   * a lower one (STALE_BINDER). Unset only before the worker is bound (the driver's start-up checks).
+   */
+  bindFence?: number;
+}
+
+export interface WorkerClientHooks {
+  /**
+   * A call found the worker unreachable: what to throw instead (COMPUTER_LOST once the computers service has
+   * found the worker gone and fenced it off), or the error itself.
+   */
+  unreachable?(error: WorkerCallError): Promise<WorkerCallError>;
 }
 
 export interface WorkerCallOptions {
@@ -42,7 +64,14 @@ const DEFAULT_TIMEOUT_MS = 120_000;
  * or BAD_RESPONSE for an answer that does not fit the contract).
  */
 export class WorkerClient {
-  constructor(readonly endpoint: WorkerEndpoint) {}
+  constructor(
+    protected target: WorkerEndpoint,
+    protected readonly hooks: WorkerClientHooks = {},
+  ) {}
+
+  get endpoint(): WorkerEndpoint {
+    return this.target;
+  }
 
   async call<R extends WorkerRoute>(
     route: R,
@@ -81,6 +110,7 @@ export class WorkerClient {
         method: route.method,
         headers: {
           authorization: `Bearer ${this.endpoint.token}`,
+          ...(this.endpoint.bindFence === undefined ? {} : { [BIND_FENCE_HEADER]: String(this.endpoint.bindFence) }),
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -88,7 +118,15 @@ export class WorkerClient {
       });
     } catch (error) {
       if (signal?.aborted) throw error;
-      throw new WorkerCallError('UNREACHABLE', 0, `worker ${route.path}: ${(error as Error).message}`);
+      // Refused: nothing listens there, so the call never reached a worker (safe to make elsewhere).
+      const refused = (error as { cause?: { code?: unknown } }).cause?.code === 'ECONNREFUSED';
+      const unreachable = new WorkerCallError(
+        'UNREACHABLE',
+        0,
+        `worker ${route.path}: ${(error as Error).message}${refused ? ' (connection refused)' : ''}`,
+        refused ? { connection: 'refused' } : undefined,
+      );
+      throw this.hooks.unreachable ? await this.hooks.unreachable(unreachable) : unreachable;
     }
     const text = await res.text();
     let json: unknown;
