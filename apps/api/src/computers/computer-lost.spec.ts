@@ -19,19 +19,10 @@ import { ComputersService } from './computers.service.js';
 import { PowerLock } from './power-lock.js';
 import type { AcquiredScreen } from './run-screens.js';
 import { ScreenControlService } from './screen-control.service.js';
+import { sleep, until } from '../../../../test/support/index.js';
 
 // What a run sees when its computer goes away or changes hands, on the in-memory driver (the real worker
 // protocol and fencing, no desktop): a clear tool result, then the next call on a new worker.
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('a lost or taken-over computer, as a run sees it', () => {
   // A database of its own: the idle loop and the start-up check look at every computer in it.
@@ -200,7 +191,7 @@ describe('a lost or taken-over computer, as a run sees it', () => {
 
     // The new holder renews the lease it took.
     const lease = (await row(orphaned.computer.id)).bindExpiresAt!;
-    await new Promise((r) => setTimeout(r, 5));
+    await sleep(5);
     await alive.computers.renewLeases();
     expect((await row(orphaned.computer.id)).bindExpiresAt!.getTime()).toBeGreaterThan(lease.getTime());
     await alive.computers.stop(orphaned.computer.id);
