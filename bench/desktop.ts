@@ -8,7 +8,7 @@ import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import type http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { DisplayManager, findFreeDisplayBase, NumberedPage } from '@lazyboy/desktop';
+import { ScreenManager, findFreeDisplayBase, NumberedPage } from '@lazyboy/desktop';
 import type { StandInInternet } from '../libs/desktop/src/testing/stand-in-internet.js';
 import { median } from './stats.js';
 
@@ -27,7 +27,7 @@ const LOADS = Number(process.env.BENCH_LOADS ?? 20);
 const root = path.join(os.tmpdir(), `lazyboy-bench-desktop-${process.pid}`);
 mkdirSync(root, { recursive: true, mode: 0o755 });
 chmodSync(root, 0o755);
-const manager = new DisplayManager({
+const manager = new ScreenManager({
   computerId: 'bench-desktop',
   homeDir: path.join(root, 'home'),
   runtimeDir: path.join(root, 'run'),

@@ -1,4 +1,4 @@
-// Benchmark of the run queue of apps/api: a POST /api/sessions/:id/messages stores the message and a queued
+// Benchmark of the run queue of apps/api: a POST /api/chats/:id/messages stores the message and a queued
 // run in one transaction and rings Redis; an executor claims the run with a fenced lease and drives the
 // agent loop against a scripted model (a no-op update_plan, then report_done). It reports the latency
 // from accepting a message to leasing its run (Run.createdAt → Run.startedAt, both read from Postgres), the
@@ -348,35 +348,35 @@ try {
   stop.unshift(() => pool.end());
 
   const user = await signUp(url);
-  const sessions: string[] = [];
+  const chats: string[] = [];
   for (let i = 0; i < AGENTS; i++) {
-    const bot = await call<{ id: string }>(url, user.cookie, 'POST', `/api/workspaces/${user.workspaceId}/bots`, {
+    const agent = await call<{ id: string }>(url, user.cookie, 'POST', `/api/workspaces/${user.workspaceId}/agents`, {
       name: `Bench agent ${i}`,
     });
-    if (bot.status !== 201) throw new Error(`creating an agent answered ${bot.status}: ${JSON.stringify(bot.body)}`);
-    const session = await call<{ id: string }>(url, user.cookie, 'POST', `/api/bots/${bot.body.id}/sessions`, {});
-    if (session.status !== 201) throw new Error(`creating a chat answered ${session.status}: ${JSON.stringify(session.body)}`);
-    sessions.push(session.body.id);
+    if (agent.status !== 201) throw new Error(`creating an agent answered ${agent.status}: ${JSON.stringify(agent.body)}`);
+    const chat = await call<{ id: string }>(url, user.cookie, 'POST', `/api/agents/${agent.body.id}/chats`, {});
+    if (chat.status !== 201) throw new Error(`creating a chat answered ${chat.status}: ${JSON.stringify(chat.body)}`);
+    chats.push(chat.body.id);
   }
 
-  const post = async (sessionId: string, text: string, clientNonce: string): Promise<Posted> => {
+  const post = async (chatId: string, text: string, clientNonce: string): Promise<Posted> => {
     const sentAt = performance.now();
     const res = await call<{ message: { id: string }; run: { id: string }; replayed: boolean }>(
       url,
       user.cookie,
       'POST',
-      `/api/sessions/${sessionId}/messages`,
+      `/api/chats/${chatId}/messages`,
       { text, clientNonce },
     );
     const postMs = performance.now() - sentAt;
     if (res.status !== 202) throw new Error(`POST message answered ${res.status}: ${JSON.stringify(res.body)}`);
     return { runId: res.body.run.id, messageId: res.body.message.id, replayed: res.body.replayed, postMs };
   };
-  const postTask = (sessionId: string) => post(sessionId, task().text, `nonce-${randomUUID()}`);
+  const postTask = (chatId: string) => post(chatId, task().text, `nonce-${randomUUID()}`);
 
   // Warm-up (JIT, pools, connections): not counted.
-  for (let i = 0; i < 5; i++) await waitFinished(pool, [(await postTask(sessions[0]!)).runId], 30_000);
-  await waitFinished(pool, await Promise.all(sessions.map(async (s) => (await postTask(s)).runId)), 60_000);
+  for (let i = 0; i < 5; i++) await waitFinished(pool, [(await postTask(chats[0]!)).runId], 30_000);
+  await waitFinished(pool, await Promise.all(chats.map(async (s) => (await postTask(s)).runId)), 60_000);
 
   console.log(
     'accept-to-lease is Run.createdAt → Run.startedAt as stored (millisecond precision). createdAt is stamped inside the accept ' +
@@ -390,7 +390,7 @@ try {
   const one = await measured(pool, async () => {
     const samples: Sample[] = [];
     for (let i = 0; i < SEQUENTIAL; i++) {
-      const posted = await postTask(sessions[1 % AGENTS]!);
+      const posted = await postTask(chats[1 % AGENTS]!);
       samples.push(...samplesOf([posted], await waitFinished(pool, [posted.runId], 30_000)));
     }
     return samples;
@@ -401,7 +401,7 @@ try {
   const all = await measured(pool, async () => {
     const samples: Sample[] = [];
     for (let round = 0; round < CONCURRENT_ROUNDS; round++) {
-      const posted = await Promise.all(sessions.map((s) => postTask(s)));
+      const posted = await Promise.all(chats.map((s) => postTask(s)));
       const rows = await waitFinished(
         pool,
         posted.map((p) => p.runId),
@@ -419,17 +419,17 @@ try {
   let posts = 0;
   const burstStart = Date.now();
   await Promise.all(
-    sessions.map(async (sessionId, agent) => {
+    chats.map(async (chatId, agent) => {
       for (let i = 0; i < perAgent && agent * perAgent + i < BURST; i++) {
         const { text } = task();
         const nonce = `burst-${randomUUID()}`;
         const copies = Math.random() < 0.3 ? 2 + Math.floor(Math.random() * 2) : 1;
         const got: Posted[] = [];
         if (copies > 1 && Math.random() < 0.5) {
-          got.push(...(await Promise.all(Array.from({ length: copies }, () => post(sessionId, text, nonce)))));
+          got.push(...(await Promise.all(Array.from({ length: copies }, () => post(chatId, text, nonce)))));
         } else {
           for (let c = 0; c < copies; c++) {
-            got.push(await post(sessionId, text, nonce));
+            got.push(await post(chatId, text, nonce));
             if (c < copies - 1) await sleep(Math.random() * 20);
           }
         }

@@ -83,7 +83,7 @@ try {
     ['研究員', 'research'],
     ['Ada', 'ada'],
   ] as const)
-    agents.push(await call<{ id: string }>('POST', `/api/workspaces/${workspaceId}/bots`, { name, avatarSeed: seed }));
+    agents.push(await call<{ id: string }>('POST', `/api/workspaces/${workspaceId}/agents`, { name, avatarSeed: seed }));
   const colleague = await signUp(api.url, { displayName: '小美' });
   await call('POST', `/api/workspaces/${workspaceId}/members`, { email: colleague.email, role: 'admin' });
   await call('PATCH', `/api/workspaces/${workspaceId}`, {
@@ -92,12 +92,12 @@ try {
   });
   // A second workspace, which the host's model does not serve: its agent has no model yet.
   const lab = await call<{ id: string }>('POST', '/api/workspaces', { name: '實驗室' });
-  const newcomer = await call<{ id: string }>('POST', `/api/workspaces/${lab.id}/bots`, {
+  const newcomer = await call<{ id: string }>('POST', `/api/workspaces/${lab.id}/agents`, {
     name: '新同事',
     avatarSeed: 'newcomer',
   });
-  const session = await call<{ id: string }>('POST', `/api/bots/${agents[0]!.id}/sessions`, { title: '會議摘要' });
-  const posted = await call<{ run: { id: string } }>('POST', `/api/sessions/${session.id}/messages`, {
+  const chat = await call<{ id: string }>('POST', `/api/agents/${agents[0]!.id}/chats`, { title: '會議摘要' });
+  const posted = await call<{ run: { id: string } }>('POST', `/api/chats/${chat.id}/messages`, {
     text: '幫我整理這週的會議紀錄，列出決議和待辦。',
     clientNonce: `screens-${randomBytes(6).toString('hex')}`,
   });
@@ -106,7 +106,7 @@ try {
     if (run.status === 'completed') break;
     await sleep(100);
   }
-  await call('POST', `/api/bots/${agents[0]!.id}/computer/boot`);
+  await call('POST', `/api/agents/${agents[0]!.id}/computer/boot`);
 
   browser = await launchChromium();
   const chromiumBrowser = browser;
@@ -123,7 +123,7 @@ try {
   await signedOut.screenshot({ path: path.join(OUT, 'login.png') });
 
   const page = await (await context(desktop, true)).newPage();
-  await page.goto(`/agents/${agents[0]!.id}?session=${session.id}`);
+  await page.goto(`/agents/${agents[0]!.id}?chat=${chat.id}`);
   await page.locator('[data-testid="message"][data-role="assistant"]').last().waitFor();
   await page.waitForTimeout(500);
   await page.screenshot({ path: path.join(OUT, 'conversation.png') });
@@ -139,14 +139,14 @@ try {
   await page.screenshot({ path: path.join(OUT, 'admin.png'), fullPage: true });
 
   const phone = await (await context({ width: 390, height: 844 }, true)).newPage();
-  await phone.goto(`/agents/${agents[0]!.id}?session=${session.id}`);
+  await phone.goto(`/agents/${agents[0]!.id}?chat=${chat.id}`);
   await phone.locator('[data-testid="message"][data-role="assistant"]').last().waitFor();
   await phone.waitForTimeout(500);
   await phone.screenshot({ path: path.join(OUT, 'phone.png') });
 
   // A message queued behind the agent's run parked in another chat, with the button that dismisses that run.
-  const lunch = await call<{ id: string }>('POST', `/api/bots/${agents[1]!.id}/sessions`, { title: '訂便當' });
-  const parking = await call<{ run: { id: string } }>('POST', `/api/sessions/${lunch.id}/messages`, {
+  const lunch = await call<{ id: string }>('POST', `/api/agents/${agents[1]!.id}/chats`, { title: '訂便當' });
+  const parking = await call<{ run: { id: string } }>('POST', `/api/chats/${lunch.id}/messages`, {
     text: PARKING_TASK,
     clientNonce: `screens-${randomBytes(6).toString('hex')}`,
   });
@@ -155,12 +155,12 @@ try {
     if (run.status === 'waiting_input') break;
     await new Promise((r) => setTimeout(r, 100));
   }
-  const weekend = await call<{ id: string }>('POST', `/api/bots/${agents[1]!.id}/sessions`, { title: '週末計畫' });
-  await call('POST', `/api/sessions/${weekend.id}/messages`, {
+  const weekend = await call<{ id: string }>('POST', `/api/agents/${agents[1]!.id}/chats`, { title: '週末計畫' });
+  await call('POST', `/api/chats/${weekend.id}/messages`, {
     text: '週末的天氣如何？',
     clientNonce: `screens-${randomBytes(6).toString('hex')}`,
   });
-  await phone.goto(`/agents/${agents[1]!.id}?session=${weekend.id}`);
+  await phone.goto(`/agents/${agents[1]!.id}?chat=${weekend.id}`);
   await phone.getByTestId('blocking-run').waitFor();
   await phone.waitForTimeout(300);
   await phone.screenshot({ path: path.join(OUT, 'parked-run-dismiss.png') });

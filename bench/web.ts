@@ -37,15 +37,15 @@ try {
   const { api, web } = stack;
   const user = await signUp(api.url);
   const call = asPerson(api.url, user.cookie).call;
-  const bot = await call<{ id: string }>('POST', `/api/workspaces/${user.workspaceId}/bots`, { name: 'Bench' });
-  const session = await call<{ id: string }>('POST', `/api/bots/${bot.id}/sessions`, { title: 'Bench' });
-  await call('POST', `/api/bots/${bot.id}/computer/boot`);
+  const agent = await call<{ id: string }>('POST', `/api/workspaces/${user.workspaceId}/agents`, { name: 'Bench' });
+  const chat = await call<{ id: string }>('POST', `/api/agents/${agent.id}/chats`, { title: 'Bench' });
+  await call('POST', `/api/agents/${agent.id}/computer/boot`);
 
   browser = await launchChromium();
   const context = await browser.newContext({ baseURL: web.url, viewport: { width: 1400, height: 900 } });
   await addSessionCookie(context, user.cookie, web.url);
   const page = await context.newPage();
-  await page.goto(`/agents/${bot.id}?session=${session.id}`);
+  await page.goto(`/agents/${agent.id}?chat=${chat.id}`);
   await page.getByTestId('composer').waitFor();
 
   // 1. Panel open → first non-blank frame.
@@ -85,7 +85,7 @@ try {
   const toDom: number[] = [];
   for (let n = 1; n <= MESSAGES; n++) {
     const reply = `Echo reply ${n}`;
-    await call('POST', `/api/sessions/${session.id}/messages`, {
+    await call('POST', `/api/chats/${chat.id}/messages`, {
       text: `Echo ${n}`,
       clientNonce: `bench-${randomBytes(8).toString('hex')}`,
     });
@@ -97,7 +97,7 @@ try {
     const seen = (await seenAt.jsonValue()) as number;
     const messages = await call<{ items: { text: string; createdAt: string }[] }>(
       'GET',
-      `/api/sessions/${session.id}/messages?limit=5`,
+      `/api/chats/${chat.id}/messages?limit=5`,
     );
     const created = Date.parse(messages.items.find((m) => m.text === reply)!.createdAt);
     toDom.push(seen - created);

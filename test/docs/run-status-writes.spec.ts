@@ -83,18 +83,18 @@ describe('Run.status', () => {
   it('is found however it is written, and a write that names no move is told apart', () => {
     const violations = [
       "await this.prisma.run.updateMany({ where: { id }, data: { status: 'cancelled', finishedAt: now } });",
-      'await tx.run.create({ data: { botId, status: RunStatus.queued } });',
+      'await tx.run.create({ data: { agentId, status: RunStatus.queued } });',
       "await this.prisma.run.update({ where: { id: runId }, data: {\n  busyStep: null,\n  status: 'failed',\n} });",
       'await prisma.$executeRaw`UPDATE "Run" SET "updatedAt" = now(), status = \'blocked\' WHERE id = ${id}::uuid`;',
       'await prisma.$executeRawUnsafe(`update "Run" set status = $1 where id = $2`, s, id);',
-      'await prisma.$executeRaw`INSERT INTO "Run" (id, "botId", status) VALUES (${id}::uuid, ${botId}::uuid, \'queued\') RETURNING *`;',
+      'await prisma.$executeRaw`INSERT INTO "Run" (id, "agentId", status) VALUES (${id}::uuid, ${agentId}::uuid, \'queued\') RETURNING *`;',
     ];
     for (const code of violations) {
       const writes = runStatusWrites(code);
       expect([code, writes.length > 0 && writes.every((w) => !namesItsMove(w))]).toEqual([code, true]);
     }
     const fine = [
-      "await this.prisma.run.findFirst({ where: { botId, status: 'waiting_input' } });",
+      "await this.prisma.run.findFirst({ where: { agentId, status: 'waiting_input' } });",
       "await tx.run.updateMany({ where: { id, status: { in: ['queued'] } }, data: { status: RUN_MOVES.cancelUnheld.to } });",
       'await this.prisma.$executeRaw`UPDATE "Run" SET status = ${RUN_MOVES.finish[s].to}::"RunStatus" WHERE id = ${id}`;',
       'await this.prisma.$executeRaw`UPDATE "Run" SET "updatedAt" = now() WHERE status = \'running\'`;',

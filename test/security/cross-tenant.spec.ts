@@ -74,17 +74,17 @@ describeAsRoot('one tenant cannot reach another tenantâ€™s computer or the hostâ
   let lanSite: { url: string; close(): void };
   let tenantA: TestUser;
   let tenantB: TestUser;
-  let botA = '';
-  let botB1 = '';
-  let botB2 = '';
-  let sessionB1 = '';
-  let sessionB2 = '';
+  let agentA = '';
+  let agentB1 = '';
+  let agentB2 = '';
+  let chatB1 = '';
+  let chatB2 = '';
   let ports: number[] = [];
 
-  /** Runs a plan as agent `sessionId` of `user` and gives back its tool results, in order. */
-  async function runPlan(user: TestUser, sessionId: string, id: string, calls: ToolCall[]): Promise<string[]> {
+  /** Runs a plan as agent `chatId` of `user` and gives back its tool results, in order. */
+  async function runPlan(user: TestUser, chatId: string, id: string, calls: ToolCall[]): Promise<string[]> {
     plans.set(id, calls);
-    const sent = await harness.service.send(user, sessionId, `run plan ${id}`);
+    const sent = await harness.service.send(user, chatId, `run plan ${id}`);
     const run = await harness.service.runUntil(user, sent.run.id, FINAL, 240_000);
     expect(run.status).toBe('completed');
     const last = [...harness.service.model.requests].reverse().find((r) => lastPersonText(r) === `run plan ${id}`);
@@ -101,17 +101,17 @@ describeAsRoot('one tenant cannot reach another tenantâ€™s computer or the hostâ
 
     tenantA = await signUp(harness.service.app.url);
     tenantB = await signUp(harness.service.app.url);
-    const bot = async (user: TestUser, name: string) =>
-      (await harness.service.call<{ id: string }>(user, 'POST', `/api/workspaces/${user.workspaceId}/bots`, { name })).id;
-    botA = await bot(tenantA, 'Alice');
-    botB1 = await bot(tenantB, 'Bea');
-    botB2 = await bot(tenantB, 'Ben');
-    sessionB1 = (await harness.service.call<{ id: string }>(tenantB, 'POST', `/api/bots/${botB1}/sessions`, {})).id;
-    sessionB2 = (await harness.service.call<{ id: string }>(tenantB, 'POST', `/api/bots/${botB2}/sessions`, {})).id;
+    const agent = async (user: TestUser, name: string) =>
+      (await harness.service.call<{ id: string }>(user, 'POST', `/api/workspaces/${user.workspaceId}/agents`, { name })).id;
+    agentA = await agent(tenantA, 'Alice');
+    agentB1 = await agent(tenantB, 'Bea');
+    agentB2 = await agent(tenantB, 'Ben');
+    chatB1 = (await harness.service.call<{ id: string }>(tenantB, 'POST', `/api/agents/${agentB1}/chats`, {})).id;
+    chatB2 = (await harness.service.call<{ id: string }>(tenantB, 'POST', `/api/agents/${agentB2}/chats`, {})).id;
     // Tenant A's computer runs, with its browser logged in somewhere (a cookie an attacker would want).
-    await harness.service.call(tenantA, 'POST', `/api/bots/${botA}/computer/boot`);
-    await harness.service.call(tenantB, 'POST', `/api/bots/${botB1}/computer/boot`);
-    await harness.service.call(tenantB, 'POST', `/api/bots/${botB2}/computer/boot`);
+    await harness.service.call(tenantA, 'POST', `/api/agents/${agentA}/computer/boot`);
+    await harness.service.call(tenantB, 'POST', `/api/agents/${agentB1}/computer/boot`);
+    await harness.service.call(tenantB, 'POST', `/api/agents/${agentB2}/computer/boot`);
     ports = hostListeningPorts();
   }, 300_000);
 
@@ -174,7 +174,7 @@ describeAsRoot('one tenant cannot reach another tenantâ€™s computer or the hostâ
       [46884, 53941],
       [53942, 60999],
     ] as const;
-    const results = await runPlan(tenantB, sessionB1, 'browser-probe', [
+    const results = await runPlan(tenantB, chatB1, 'browser-probe', [
       browser({ action: 'navigate', url: site.url }),
       browser({ action: 'navigate', url: `http://127.0.0.1:${new URL(harness.service.app.url).port}/api/auth/me` }),
       browser({ action: 'navigate', url: site.url }),
@@ -201,7 +201,7 @@ describeAsRoot('one tenant cannot reach another tenantâ€™s computer or the hostâ
       '  done; done',
       'echo PROBED',
     ].join('\n');
-    const [out = ''] = await runPlan(tenantB, sessionB1, 'shell-probe', [shell(script)]);
+    const [out = ''] = await runPlan(tenantB, chatB1, 'shell-probe', [shell(script)]);
     expect(out).toContain('PROBED');
     expect(out).not.toMatch(/DIRECT-OPEN|PROXIED/);
   }, 300_000);
@@ -222,23 +222,24 @@ describeAsRoot('one tenant cannot reach another tenantâ€™s computer or the hostâ
       `grep -c vnc /proc/net/unix || true`,
       'echo CHECKED',
     ].join('\n');
-    const [out = ''] = await runPlan(tenantB, sessionB1, 'files-probe', [shell(script)]);
+    const [out = ''] = await runPlan(tenantB, chatB1, 'files-probe', [shell(script)]);
     expect(out).toContain('CHECKED');
     expect(out).not.toContain('SAW ');
     expect(out).toMatch(/No such file or directory|HOME-A [^0]/);
     // Its own display's socket only, and only its own processes.
-    const display = (await harness.service.call<{ screen: { display: number } }>(tenantB, 'GET', `/api/bots/${botB1}/computer`))
-      .screen.display;
+    const display = (
+      await harness.service.call<{ screen: { display: number } }>(tenantB, 'GET', `/api/agents/${agentB1}/computer`)
+    ).screen.display;
     expect(out).toContain(`X${display}`);
     expect(out.match(/\bX\d+\b/g)?.filter((x) => x !== `X${display}`) ?? []).toEqual([]);
   }, 300_000);
 
   it("on B's Team computer, agent Ben cannot drive agent Bea's screen, browser or profile", async () => {
     const beaDisplay = (
-      await harness.service.call<{ screen: { display: number } }>(tenantB, 'GET', `/api/bots/${botB1}/computer`)
+      await harness.service.call<{ screen: { display: number } }>(tenantB, 'GET', `/api/agents/${agentB1}/computer`)
     ).screen.display;
     const benDisplay = (
-      await harness.service.call<{ screen: { display: number } }>(tenantB, 'GET', `/api/bots/${botB2}/computer`)
+      await harness.service.call<{ screen: { display: number } }>(tenantB, 'GET', `/api/agents/${agentB2}/computer`)
     ).screen.display;
     expect(benDisplay).not.toBe(beaDisplay);
     const script = [
@@ -249,7 +250,7 @@ describeAsRoot('one tenant cannot reach another tenantâ€™s computer or the hostâ
       `ss -Hlx | grep -c -v "X11-unix/X${benDisplay}" || true`,
       'echo CHECKED',
     ].join('\n');
-    const [out = ''] = await runPlan(tenantB, sessionB2, 'team-probe', [shell(script)]);
+    const [out = ''] = await runPlan(tenantB, chatB2, 'team-probe', [shell(script)]);
     expect(out).toContain('CHECKED');
     expect(out).not.toMatch(/DROVE-BEA|READ-COOKIES/);
     // The one listener in Ben's island is the egress proxy.
@@ -257,7 +258,7 @@ describeAsRoot('one tenant cannot reach another tenantâ€™s computer or the hostâ
   }, 300_000);
 
   it("B's shell downloads from the internet through the egress proxy, but not from the LAN (refused and logged)", async () => {
-    const [out = ''] = await runPlan(tenantB, sessionB1, 'egress', [
+    const [out = ''] = await runPlan(tenantB, chatB1, 'egress', [
       shell(`curl -sS -m 10 ${site.url} && echo FETCHED; curl -sS -m 10 ${lanSite.url}; echo "LAN $?"`),
     ]);
     expect(out).toContain('from the internet');

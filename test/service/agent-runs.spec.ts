@@ -65,11 +65,11 @@ describe('an agent at work, over HTTP and socket.io', () => {
   }, 120_000);
 
   it('answers a greeting in plain text, with no tools and without booting a computer', async () => {
-    const { user, botId, sessionId } = await harness.userWithAgent();
-    const { socket, events } = await harness.socket(user, [{ kind: 'session', id: sessionId }]);
+    const { user, agentId, chatId } = await harness.userWithAgent();
+    const { socket, events } = await harness.socket(user, [{ kind: 'chat', id: chatId }]);
     try {
       const before = harness.model.requests.length;
-      const sent = await harness.send(user, sessionId, 'Hello there!');
+      const sent = await harness.send(user, chatId, 'Hello there!');
       expect(sent.run.kind).toBe('chat');
       const run = await harness.runUntil(user, sent.run.id, FINAL);
       expect(run).toMatchObject({ status: 'completed', resultText: 'Hi! I am Ada. What shall we do?' });
@@ -78,10 +78,10 @@ describe('an agent at work, over HTTP and socket.io', () => {
       expect(requests).toHaveLength(1);
       expect(requests[0]!.tools).toHaveLength(0);
 
-      const computer = await harness.call<{ computer: unknown; screen: unknown }>(user, 'GET', `/api/bots/${botId}/computer`);
+      const computer = await harness.call<{ computer: unknown; screen: unknown }>(user, 'GET', `/api/agents/${agentId}/computer`);
       expect(computer).toEqual({ computer: null, screen: null });
 
-      const page = await harness.call<{ items: MessageView[] }>(user, 'GET', `/api/sessions/${sessionId}/messages`);
+      const page = await harness.call<{ items: MessageView[] }>(user, 'GET', `/api/chats/${chatId}/messages`);
       expect(page.items.map((m) => [m.role, m.text])).toEqual([
         ['user', 'Hello there!'],
         ['assistant', 'Hi! I am Ada. What shall we do?'],
@@ -99,26 +99,26 @@ describe('an agent at work, over HTTP and socket.io', () => {
   });
 
   it('returns the same message and run when a POST is retried with its clientNonce', async () => {
-    const { user, sessionId } = await harness.userWithAgent();
+    const { user, chatId } = await harness.userWithAgent();
     const [first, second] = await Promise.all([
-      harness.send(user, sessionId, 'Hi again', 'retry-nonce-0001'),
-      harness.send(user, sessionId, 'Hi again', 'retry-nonce-0001'),
+      harness.send(user, chatId, 'Hi again', 'retry-nonce-0001'),
+      harness.send(user, chatId, 'Hi again', 'retry-nonce-0001'),
     ]);
     expect(second.message.id).toBe(first.message.id);
     expect(second.run.id).toBe(first.run.id);
     expect([first.replayed, second.replayed].sort()).toEqual([false, true]);
     await harness.runUntil(user, first.run.id, FINAL);
-    const third = await harness.send(user, sessionId, 'Hi again', 'retry-nonce-0001');
+    const third = await harness.send(user, chatId, 'Hi again', 'retry-nonce-0001');
     expect(third).toMatchObject({
       replayed: true,
       message: { id: first.message.id },
       run: { id: first.run.id, status: 'completed' },
     });
-    const page = await harness.call<{ items: MessageView[] }>(user, 'GET', `/api/sessions/${sessionId}/messages`);
+    const page = await harness.call<{ items: MessageView[] }>(user, 'GET', `/api/chats/${chatId}/messages`);
     expect(page.items.filter((m) => m.role === 'user')).toHaveLength(1);
     // The same nonce for different text in another chat is a client bug: refused, nothing written.
-    const other = await harness.call<{ id: string }>(user, 'POST', `/api/bots/${first.run.botId}/sessions`, {});
-    const reused = await harness.raw(user, 'POST', `/api/sessions/${other.id}/messages`, {
+    const other = await harness.call<{ id: string }>(user, 'POST', `/api/agents/${first.run.agentId}/chats`, {});
+    const reused = await harness.raw(user, 'POST', `/api/chats/${other.id}/messages`, {
       text: 'x',
       clientNonce: 'retry-nonce-0001',
     });
@@ -127,19 +127,19 @@ describe('an agent at work, over HTTP and socket.io', () => {
   });
 
   it('opens a local page, clicks its button and answers, with busy steps on the way', async () => {
-    const { user, botId, sessionId } = await harness.userWithAgent();
+    const { user, agentId, chatId } = await harness.userWithAgent();
     const { socket, events } = await harness.socket(user, [
-      { kind: 'bot', id: botId },
-      { kind: 'session', id: sessionId },
+      { kind: 'agent', id: agentId },
+      { kind: 'chat', id: chatId },
     ]);
     try {
-      const sent = await harness.send(user, sessionId, 'Press the button on my test page');
+      const sent = await harness.send(user, chatId, 'Press the button on my test page');
       expect(sent.run.kind).toBe('general');
       const run = await harness.runUntil(user, sent.run.id, FINAL, 120_000);
       expect(run).toMatchObject({ status: 'completed', resultText: 'I pressed the button: the page says Pressed!' });
       expect(site.clicks()).toBe(1);
 
-      const page = await harness.call<{ items: MessageView[] }>(user, 'GET', `/api/sessions/${sessionId}/messages`);
+      const page = await harness.call<{ items: MessageView[] }>(user, 'GET', `/api/chats/${chatId}/messages`);
       expect(page.items.map((m) => m.text)).toEqual([
         'Press the button on my test page',
         'Opening the page.',
@@ -150,7 +150,7 @@ describe('an agent at work, over HTTP and socket.io', () => {
       expect(steps.some((s) => s.kind === 'browser_click')).toBe(true);
       expect(events.some((e) => e.type === 'computer.updated' && e.computer.state === 'running')).toBe(true);
 
-      const computer = await harness.call<{ computer: { state: string } }>(user, 'GET', `/api/bots/${botId}/computer`);
+      const computer = await harness.call<{ computer: { state: string } }>(user, 'GET', `/api/agents/${agentId}/computer`);
       expect(computer.computer.state).toBe('running');
       const stored = await harness.call<{ type: string }[]>(user, 'GET', `/api/runs/${run.id}/events`);
       expect(stored.map((e) => e.type)).toEqual(expect.arrayContaining(['tool_call', 'tool_result', 'message', 'done']));
@@ -160,8 +160,8 @@ describe('an agent at work, over HTTP and socket.io', () => {
   });
 
   it('works through messages sent to one agent at the same moment one at a time, each exactly once', async () => {
-    const { user, sessionId } = await harness.userWithAgent('Bea');
-    const sent = await Promise.all([1, 2, 3, 4, 5].map((n) => harness.send(user, sessionId, `Count to ${n}`)));
+    const { user, chatId } = await harness.userWithAgent('Bea');
+    const sent = await Promise.all([1, 2, 3, 4, 5].map((n) => harness.send(user, chatId, `Count to ${n}`)));
     // The first message's run may be leased in the accepting statement itself; the others wait for it.
     expect(sent.filter((s) => s.queuedBehindActive).length).toBeGreaterThanOrEqual(3);
     for (const s of sent) expect((await harness.runUntil(user, s.run.id, FINAL)).status).toBe('completed');
@@ -177,39 +177,44 @@ describe('an agent at work, over HTTP and socket.io', () => {
       for (let i = 1; i < rows.length; i++)
         expect(rows[i]!.started.getTime()).toBeGreaterThanOrEqual(rows[i - 1]!.finished.getTime());
       // The database itself refuses a second active run of one agent, whoever would start it.
-      const botId = (await db.query<{ botId: string }>('SELECT "botId" FROM "Run" WHERE id = $1', [rows[0]!.id])).rows[0]!.botId;
+      const agentId = (await db.query<{ agentId: string }>('SELECT "agentId" FROM "Run" WHERE id = $1', [rows[0]!.id])).rows[0]!
+        .agentId;
       await db.query(`UPDATE "Run" SET status = 'waiting_input' WHERE id = $1`, [rows[0]!.id]);
       await expect(db.query(`UPDATE "Run" SET status = 'leased' WHERE id = $1`, [rows[1]!.id])).rejects.toThrow(
-        /Run_one_executing_per_bot/,
+        /Run_one_executing_per_agent/,
       );
-      await db.query(`UPDATE "Run" SET status = 'completed' WHERE "botId" = $1`, [botId]);
+      await db.query(`UPDATE "Run" SET status = 'completed' WHERE "agentId" = $1`, [agentId]);
     } finally {
       await db.end();
     }
-    const renamed = await harness.call<{ title: string }>(user, 'PATCH', `/api/sessions/${sessionId}`, { title: 'Counting' });
+    const renamed = await harness.call<{ title: string }>(user, 'PATCH', `/api/chats/${chatId}`, { title: 'Counting' });
     expect(renamed.title).toBe('Counting');
-    const history = await harness.call<{ items: MessageView[] }>(user, 'GET', `/api/sessions/${sessionId}/messages?limit=50`);
+    const history = await harness.call<{ items: MessageView[] }>(user, 'GET', `/api/chats/${chatId}/messages?limit=50`);
     const answers = history.items.filter((m) => m.role === 'assistant').map((m) => m.text);
     expect(answers.sort()).toEqual(['1, done.', '2, done.', '3, done.', '4, done.', '5, done.']);
   });
 
   it('goes on when the person hands back a run that asked for them, even without having taken control', async () => {
-    const { user, botId, sessionId } = await harness.userWithAgent('Cleo');
-    const sent = await harness.send(user, sessionId, 'Ask me to log in somewhere');
+    const { user, agentId, chatId } = await harness.userWithAgent('Cleo');
+    const sent = await harness.send(user, chatId, 'Ask me to log in somewhere');
     const parked = await harness.runUntil(user, sent.run.id, (r) => r.status === 'waiting_takeover' || FINAL(r), 60_000);
     expect(parked.question).toMatchObject({ kind: 'takeover', prompt: 'Please log in for me.' });
-    const released = await harness.call<{ run: RunView | null }>(user, 'POST', `/api/bots/${botId}/computer/release`);
+    const released = await harness.call<{ run: RunView | null }>(user, 'POST', `/api/agents/${agentId}/computer/release`);
     expect(released.run).toMatchObject({ id: sent.run.id, status: expect.stringMatching(/queued|leased|running|completed/) });
     const done = await harness.runUntil(user, sent.run.id, FINAL, 60_000);
     expect(done).toMatchObject({ status: 'completed', resultText: 'Carrying on after the hand-back.' });
   });
 
   it('parks a run while a person has taken over, and continues from the screen on release', async () => {
-    const { user, botId, sessionId } = await harness.userWithAgent();
-    const taken = await harness.call<{ screen: { controlHolder: string } }>(user, 'POST', `/api/bots/${botId}/computer/takeover`);
+    const { user, agentId, chatId } = await harness.userWithAgent();
+    const taken = await harness.call<{ screen: { controlHolder: string } }>(
+      user,
+      'POST',
+      `/api/agents/${agentId}/computer/takeover`,
+    );
     expect(taken.screen.controlHolder).toBe('user');
 
-    const sent = await harness.send(user, sessionId, 'Look at the page for me');
+    const sent = await harness.send(user, chatId, 'Look at the page for me');
     const parked = await harness.runUntil(user, sent.run.id, (r) => r.status === 'waiting_takeover' || FINAL(r), 120_000);
     expect(parked.status).toBe('waiting_takeover');
     expect(parked.question?.kind).toBe('takeover');
@@ -218,13 +223,13 @@ describe('an agent at work, over HTTP and socket.io', () => {
     expect(active.items.map((r) => [r.id, r.status])).toEqual([[sent.run.id, 'waiting_takeover']]);
 
     // While the person works, a new message queues behind the parked run.
-    const queued = await harness.send(user, sessionId, 'Hello, are you there?');
+    const queued = await harness.send(user, chatId, 'Hello, are you there?');
     expect(queued.queuedBehindActive).toBe(true);
 
     const released = await harness.call<{ run: RunView | null; screen: { controlHolder: string } }>(
       user,
       'POST',
-      `/api/bots/${botId}/computer/release`,
+      `/api/agents/${agentId}/computer/release`,
     );
     expect(released.screen.controlHolder).toBe('agent');
     expect(released.run).toMatchObject({ id: sent.run.id, status: expect.stringMatching(/queued|leased|running/) });

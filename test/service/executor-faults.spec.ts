@@ -63,7 +63,7 @@ describe('executor faults', () => {
     ).rows[0]!;
 
   it('recovers a run whose executor was killed mid-tool with "outcome unknown", without replaying the call', async () => {
-    const { user, sessionId } = await harness.userWithAgent();
+    const { user, chatId } = await harness.userWithAgent();
     // Executor A: a real API process, killed with SIGKILL while its browser call waits on a page that never loads.
     const port = await findFreePort();
     const a = spawn(process.execPath, [path.join(repoRoot, 'apps/api/dist/main.js')], {
@@ -74,7 +74,7 @@ describe('executor faults', () => {
     });
     children.push(a);
 
-    const sent = await harness.send(user, sessionId, 'Open the hanging page');
+    const sent = await harness.send(user, chatId, 'Open the hanging page');
     await until('the page request of executor A', () => site.requests('/hang') === 1, { timeoutMs: 90_000, everyMs: 100 });
     const before = await runRow(sent.run.id);
     expect(before.status).toBe('running');
@@ -91,10 +91,10 @@ describe('executor faults', () => {
   }, 180_000);
 
   it('refuses every write of an executor whose lease expired and was taken over', async () => {
-    const { user, sessionId } = await harness.userWithAgent();
+    const { user, chatId } = await harness.userWithAgent();
     const a = await startTestApp(harness.config({ LAZYBOY_RUN_LEASE_MS: '60000' }));
     extraApps.push(a);
-    const sent = await harness.send(user, sessionId, 'Open the slow page');
+    const sent = await harness.send(user, chatId, 'Open the slow page');
     const slowBefore = site.requests('/slow');
     await until('the slow page request of executor A', () => site.requests('/slow') > slowBefore, {
       timeoutMs: 90_000,
@@ -129,7 +129,7 @@ describe('executor faults', () => {
 
     // A's page load finishes ~5 s after it started; its result and anything after it must not land.
     await sleep(6_000);
-    const page = await harness.call<{ items: MessageView[] }>(user, 'GET', `/api/sessions/${sessionId}/messages`);
+    const page = await harness.call<{ items: MessageView[] }>(user, 'GET', `/api/chats/${chatId}/messages`);
     expect(page.items.map((m) => m.text)).toEqual(['Open the slow page', 'Recovered without repeating the call.']);
     expect((await runRow(sent.run.id)).status).toBe('completed');
     const events = await harness.call<{ type: string; payload: { preview?: string } }[]>(

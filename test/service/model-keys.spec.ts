@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { BotView, RunView, WorkspaceView } from '@lazyboy/contracts';
+import type { AgentView, RunView, WorkspaceView } from '@lazyboy/contracts';
 import { ScriptedModelServer } from '@lazyboy/model';
 import { CaptureServer } from '../../libs/model/src/testing/capture-server.js';
 import { logInFirstAdmin, signUp, type TestUser } from '../support/index.js';
@@ -24,16 +24,16 @@ describe('model keys stay with their endpoint', () => {
   let admin: TestUser;
   let alice: TestUser;
   let bob: TestUser;
-  let bot: BotView;
-  let sessionId: string;
+  let agent: AgentView;
+  let chatId: string;
 
   const setSettings = (allowLocalModelServers: boolean) =>
     harness.call(admin, 'PATCH', '/api/admin/settings', { allowLocalModelServers });
-  const patchBot = (user: TestUser, body: object) => harness.raw(user, 'PATCH', `/api/bots/${bot.id}`, body);
+  const patchAgent = (user: TestUser, body: object) => harness.raw(user, 'PATCH', `/api/agents/${agent.id}`, body);
 
   /** Alice says something to her agent and waits for the run to end. */
   async function run(): Promise<RunView> {
-    const sent = await harness.send(alice, sessionId, 'Hello there!');
+    const sent = await harness.send(alice, chatId, 'Hello there!');
     return harness.runUntil(alice, sent.run.id, FINAL);
   }
 
@@ -49,12 +49,12 @@ describe('model keys stay with their endpoint', () => {
     await setSettings(true);
     [alice, bob] = await Promise.all([signUp(harness.app.url), signUp(harness.app.url)]);
     await harness.call(alice, 'POST', `/api/workspaces/${alice.workspaceId}/members`, { email: bob.email, role: 'member' });
-    bot = await harness.call<BotView>(alice, 'POST', `/api/workspaces/${alice.workspaceId}/bots`, {
+    agent = await harness.call<AgentView>(alice, 'POST', `/api/workspaces/${alice.workspaceId}/agents`, {
       name: 'Keyed',
       modelSettings: { baseUrl: first.url, model: 'first-model' },
     });
-    await harness.call(alice, 'PATCH', `/api/bots/${bot.id}`, { modelApiKey: 'sk-first' });
-    sessionId = (await harness.call<{ id: string }>(alice, 'POST', `/api/bots/${bot.id}/sessions`, {})).id;
+    await harness.call(alice, 'PATCH', `/api/agents/${agent.id}`, { modelApiKey: 'sk-first' });
+    chatId = (await harness.call<{ id: string }>(alice, 'POST', `/api/agents/${agent.id}/chats`, {})).id;
   });
 
   afterAll(async () => {
@@ -67,11 +67,11 @@ describe('model keys stay with their endpoint', () => {
       { modelSettings: { baseUrl: capture.url, model: 'first-model' } },
       { modelSettings: { baseUrl: capture.url }, modelApiKey: 'sk-bob' },
     ]) {
-      const res = await patchBot(bob, body);
+      const res = await patchAgent(bob, body);
       expect(res.status).toBe(403);
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe('FORBIDDEN');
     }
-    const view = await harness.call<BotView>(bob, 'GET', `/api/bots/${bot.id}`);
+    const view = await harness.call<AgentView>(bob, 'GET', `/api/agents/${agent.id}`);
     expect(view).toMatchObject({ modelSettings: { baseUrl: first.url }, hasModelApiKey: true });
 
     expect(await run()).toMatchObject({ status: 'completed', resultText: 'from the first server' });
@@ -80,9 +80,9 @@ describe('model keys stay with their endpoint', () => {
   });
 
   it('drops the key when an owner changes the base URL without a new one: the next run sends no Authorization', async () => {
-    const res = await patchBot(alice, { modelSettings: { baseUrl: capture.url, model: 'first-model' } });
+    const res = await patchAgent(alice, { modelSettings: { baseUrl: capture.url, model: 'first-model' } });
     expect(res.status).toBe(200);
-    expect(((await res.json()) as BotView).hasModelApiKey).toBe(false);
+    expect(((await res.json()) as AgentView).hasModelApiKey).toBe(false);
 
     const ended = await run();
     expect(ended.status).not.toBe('completed');
@@ -94,11 +94,11 @@ describe('model keys stay with their endpoint', () => {
   });
 
   it('sends a key that comes with the new base URL to that URL only', async () => {
-    const res = await patchBot(alice, {
+    const res = await patchAgent(alice, {
       modelSettings: { baseUrl: second.url, model: 'second-model' },
       modelApiKey: 'sk-second',
     });
-    expect(((await res.json()) as BotView).hasModelApiKey).toBe(true);
+    expect(((await res.json()) as AgentView).hasModelApiKey).toBe(true);
 
     expect(await run()).toMatchObject({ status: 'completed', resultText: 'from the second server' });
     expect(second.requests.map((request) => [request.model, request.headers['authorization']])).toEqual([
@@ -128,7 +128,7 @@ describe('model keys stay with their endpoint', () => {
     expect((await harness.raw(alice, 'PATCH', '/api/admin/settings', { allowLocalModelServers: false })).status).toBe(403);
     await setSettings(false);
     try {
-      const refused = await patchBot(alice, { modelSettings: { baseUrl: first.url, model: 'first-model' } });
+      const refused = await patchAgent(alice, { modelSettings: { baseUrl: first.url, model: 'first-model' } });
       expect(refused.status).toBe(400);
       const body = (await refused.json()) as { error: { code: string; details: { issues: { path: string }[] } } };
       expect(body.error.code).toBe('VALIDATION_FAILED');
@@ -155,11 +155,11 @@ describe('model keys stay with their endpoint', () => {
     await harness.call(alice, 'PATCH', `/api/workspaces/${other.id}`, {
       modelSettings: { provider: 'openai-chat', baseUrl: first.url, model: 'first-model' },
     });
-    const agent = await harness.call<BotView>(alice, 'POST', `/api/workspaces/${other.id}/bots`, {
+    const agent = await harness.call<AgentView>(alice, 'POST', `/api/workspaces/${other.id}/agents`, {
       name: 'Inherits',
       modelSettings: { model: 'first-model' },
     });
-    const patch = (body: object) => harness.raw(alice, 'PATCH', `/api/bots/${agent.id}`, body);
+    const patch = (body: object) => harness.raw(alice, 'PATCH', `/api/agents/${agent.id}`, body);
 
     // A key for an agent whose settings name no endpoint of its own: refused, nothing stored.
     for (const body of [{ modelApiKey: 'sk-agent' }, { modelSettings: { model: 'first-model' }, modelApiKey: 'sk-agent' }]) {
@@ -169,25 +169,25 @@ describe('model keys stay with their endpoint', () => {
       expect(error.code).toBe('VALIDATION_FAILED');
       expect(error.details.issues.map((issue) => issue.path)).toEqual(['modelApiKey']);
     }
-    expect((await harness.call<BotView>(alice, 'GET', `/api/bots/${agent.id}`)).hasModelApiKey).toBe(false);
+    expect((await harness.call<AgentView>(alice, 'GET', `/api/agents/${agent.id}`)).hasModelApiKey).toBe(false);
 
     // With its own base URL the key is kept; settings that stop naming one drop it.
     expect(
       (
         (await (
           await patch({ modelSettings: { baseUrl: first.url, model: 'first-model' }, modelApiKey: 'sk-agent' })
-        ).json()) as BotView
+        ).json()) as AgentView
       ).hasModelApiKey,
     ).toBe(true);
-    expect(((await (await patch({ modelSettings: { model: 'first-model' } })).json()) as BotView).hasModelApiKey).toBe(false);
+    expect(((await (await patch({ modelSettings: { model: 'first-model' } })).json()) as AgentView).hasModelApiKey).toBe(false);
 
     // Bob points the workspace at his server: the agent's run gets there without any key.
     await harness.call(bob, 'PATCH', `/api/workspaces/${other.id}`, {
       modelSettings: { provider: 'openai-chat', baseUrl: capture.url, model: 'first-model' },
     });
     const seen = capture.requests.length;
-    const session = await harness.call<{ id: string }>(alice, 'POST', `/api/bots/${agent.id}/sessions`, {});
-    const sent = await harness.send(alice, session.id, 'Hello there!');
+    const chat = await harness.call<{ id: string }>(alice, 'POST', `/api/agents/${agent.id}/chats`, {});
+    const sent = await harness.send(alice, chat.id, 'Hello there!');
     const ended = await harness.runUntil(alice, sent.run.id, FINAL);
     expect(ended.status).not.toBe('completed');
     expect(capture.requests.length).toBe(seen + 1);
@@ -198,14 +198,20 @@ describe('model keys stay with their endpoint', () => {
     await client.connect();
     try {
       const { rows } = await client.query<{ action: string; metadata: Record<string, unknown> }>(
-        `SELECT action, metadata FROM "AuditLog" WHERE "targetId" = $1 AND action LIKE 'bot.%' ORDER BY id`,
+        `SELECT action, metadata FROM "AuditLog" WHERE "targetId" = $1 AND action LIKE 'agent.%' ORDER BY id`,
         [agent.id],
       );
       expect(rows.map((row) => [row.action, row.metadata])).toEqual([
-        ['bot.model_settings_change', { settings: { baseUrl: first.url, model: 'first-model' }, from: { model: 'first-model' } }],
-        ['bot.model_key_set', { replaced: false }],
-        ['bot.model_settings_change', { settings: { model: 'first-model' }, from: { baseUrl: first.url, model: 'first-model' } }],
-        ['bot.model_key_remove', { reason: 'endpoint_changed' }],
+        [
+          'agent.model_settings_change',
+          { settings: { baseUrl: first.url, model: 'first-model' }, from: { model: 'first-model' } },
+        ],
+        ['agent.model_key_set', { replaced: false }],
+        [
+          'agent.model_settings_change',
+          { settings: { model: 'first-model' }, from: { baseUrl: first.url, model: 'first-model' } },
+        ],
+        ['agent.model_key_remove', { reason: 'endpoint_changed' }],
       ]);
       expect(JSON.stringify(rows)).not.toContain('sk-agent');
     } finally {

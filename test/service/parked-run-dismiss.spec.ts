@@ -27,13 +27,13 @@ describe('dismissing the parked run that blocks an agent', () => {
 
   /** An agent whose run in one chat waits for an answer, and a message of another chat queued behind it. */
   async function blocked() {
-    const { user, botId, sessionId } = await harness.userWithAgent();
-    const other = await harness.call<{ id: string }>(user, 'POST', `/api/bots/${botId}/sessions`, { title: 'Weekend' });
-    const asked = await harness.send(user, sessionId, 'order a pizza');
+    const { user, agentId, chatId } = await harness.userWithAgent();
+    const other = await harness.call<{ id: string }>(user, 'POST', `/api/agents/${agentId}/chats`, { title: 'Weekend' });
+    const asked = await harness.send(user, chatId, 'order a pizza');
     await harness.runUntil(user, asked.run.id, (run) => run.status === 'waiting_input');
     const behind = await harness.send(user, other.id, 'hello');
     expect(behind).toMatchObject({ queuedBehindActive: true, run: { status: 'queued' } });
-    return { user, botId, parked: asked.run.id, behind: behind.run.id };
+    return { user, agentId, parked: asked.run.id, behind: behind.run.id };
   }
 
   it('lets a member of the workspace dismiss it; the queued run goes ahead, and a second dismiss is a 409 that changes nothing', async () => {

@@ -26,10 +26,10 @@ describe('a parked run that waited too long', () => {
   }, 60_000);
 
   it('ends as blocked with a notice in its chat, and the agent answers its other chats', async () => {
-    const { user, botId, sessionId } = await harness.userWithAgent();
-    const other = await harness.call<{ id: string }>(user, 'POST', `/api/bots/${botId}/sessions`, {});
+    const { user, agentId, chatId } = await harness.userWithAgent();
+    const other = await harness.call<{ id: string }>(user, 'POST', `/api/agents/${agentId}/chats`, {});
 
-    const asked = await harness.send(user, sessionId, 'order a pizza');
+    const asked = await harness.send(user, chatId, 'order a pizza');
     await harness.runUntil(user, asked.run.id, (run) => run.status === 'waiting_input');
     const behind = await harness.send(user, other.id, 'hello');
     expect(behind.queuedBehindActive).toBe(true);
@@ -39,13 +39,13 @@ describe('a parked run that waited too long', () => {
     const answered = await harness.runUntil(user, behind.run.id, FINAL);
     expect(answered).toMatchObject({ status: 'completed', resultText: 'Echo: hello' });
 
-    const page = await harness.call<{ items: MessageView[] }>(user, 'GET', `/api/sessions/${sessionId}/messages`);
+    const page = await harness.call<{ items: MessageView[] }>(user, 'GET', `/api/chats/${chatId}/messages`);
     const written = page.items.filter((m) => m.runId === asked.run.id && m.role === 'assistant');
     expect(written.map((m) => m.notice)).toEqual([null, { code: 'waited_too_long', providerMessage: null }]);
     expect(written[0]!.text).toBe('Which size?');
 
     // A late answer is a new message to a new run, not the resumption of the ended one.
-    const late = await harness.send(user, sessionId, 'large');
+    const late = await harness.send(user, chatId, 'large');
     expect(late.run.id).not.toBe(asked.run.id);
     const lateRun = await harness.runUntil(user, late.run.id, FINAL);
     expect(lateRun).toMatchObject({ status: 'completed', resultText: 'Echo: large' });

@@ -32,10 +32,10 @@ describe('the notice a run ends with', () => {
 
   /** The run's end and the messages it wrote. */
   async function ask(text: string): Promise<{ run: RunView; written: MessageView[] }> {
-    const { user, sessionId } = await harness.userWithAgent();
-    const posted = await harness.send(user, sessionId, text);
+    const { user, chatId } = await harness.userWithAgent();
+    const posted = await harness.send(user, chatId, text);
     const run = await harness.runUntil(user, posted.run.id, FINAL);
-    const page = await harness.call<{ items: MessageView[] }>(user, 'GET', `/api/sessions/${sessionId}/messages`);
+    const page = await harness.call<{ items: MessageView[] }>(user, 'GET', `/api/chats/${chatId}/messages`);
     return { run, written: page.items.filter((m) => m.runId === run.id && m.role === 'assistant') };
   }
 

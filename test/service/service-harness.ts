@@ -61,11 +61,11 @@ export class ServiceHarness {
   }
 
   /** A new user with an agent and a chat. */
-  async userWithAgent(name = 'Ada'): Promise<{ user: TestUser; botId: string; sessionId: string }> {
+  async userWithAgent(name = 'Ada'): Promise<{ user: TestUser; agentId: string; chatId: string }> {
     const user = await signUp(this.app.url);
-    const bot = await this.call<{ id: string }>(user, 'POST', `/api/workspaces/${user.workspaceId}/bots`, { name });
-    const session = await this.call<{ id: string }>(user, 'POST', `/api/bots/${bot.id}/sessions`, {});
-    return { user, botId: bot.id, sessionId: session.id };
+    const agent = await this.call<{ id: string }>(user, 'POST', `/api/workspaces/${user.workspaceId}/agents`, { name });
+    const chat = await this.call<{ id: string }>(user, 'POST', `/api/agents/${agent.id}/chats`, {});
+    return { user, agentId: agent.id, chatId: chat.id };
   }
 
   call<T>(user: TestUser, method: string, route: string, body?: unknown, expectStatus?: number): Promise<T> {
@@ -76,8 +76,8 @@ export class ServiceHarness {
     return asPerson(this.app.url, user?.cookie ?? null).raw(method, route, body);
   }
 
-  send(user: TestUser, sessionId: string, text: string, clientNonce = `nonce-${Math.random().toString(36).slice(2)}`) {
-    return this.call<PostMessageResponse>(user, 'POST', `/api/sessions/${sessionId}/messages`, { text, clientNonce });
+  send(user: TestUser, chatId: string, text: string, clientNonce = `nonce-${Math.random().toString(36).slice(2)}`) {
+    return this.call<PostMessageResponse>(user, 'POST', `/api/chats/${chatId}/messages`, { text, clientNonce });
   }
 
   /** Polls the run until `done(run)` holds. */

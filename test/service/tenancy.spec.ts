@@ -15,8 +15,8 @@ import { bearer, signUp, type TestUser } from '../support/index.js';
 /** Alice's entities, by the path parameter names the routes use. */
 interface AliceIds {
   workspaceId: string;
-  botId: string;
-  sessionId: string;
+  agentId: string;
+  chatId: string;
   runId: string;
   userId: string;
   tokenId: string;
@@ -32,35 +32,35 @@ type Body = Record<string, unknown> | null;
 function bodies(bob: TestUser): Record<string, Body> {
   return {
     'DELETE /api/auth/tokens/:id': null,
-    'GET /api/bots/:botId': null,
-    'PATCH /api/bots/:botId': { name: `Bob's now ${randomUUID().slice(0, 8)}` },
-    'DELETE /api/bots/:botId': null,
-    'GET /api/bots/:botId/computer': null,
-    'POST /api/bots/:botId/computer/boot': null,
-    'POST /api/bots/:botId/computer/heartbeat': null,
-    'POST /api/bots/:botId/computer/release': null,
-    'POST /api/bots/:botId/computer/type': { text: 'hello' },
-    'POST /api/bots/:botId/computer/stop': null,
-    'POST /api/bots/:botId/computer/suspend': null,
-    'POST /api/bots/:botId/computer/takeover': null,
-    'POST /api/bots/:botId/computer/viewer-ticket': { mode: 'control' },
-    'POST /api/bots/:botId/computer/wake': null,
-    'GET /api/bots/:botId/sessions': null,
-    'POST /api/bots/:botId/sessions': { title: 'Bob was here' },
+    'GET /api/agents/:agentId': null,
+    'PATCH /api/agents/:agentId': { name: `Bob's now ${randomUUID().slice(0, 8)}` },
+    'DELETE /api/agents/:agentId': null,
+    'GET /api/agents/:agentId/computer': null,
+    'POST /api/agents/:agentId/computer/boot': null,
+    'POST /api/agents/:agentId/computer/heartbeat': null,
+    'POST /api/agents/:agentId/computer/release': null,
+    'POST /api/agents/:agentId/computer/type': { text: 'hello' },
+    'POST /api/agents/:agentId/computer/stop': null,
+    'POST /api/agents/:agentId/computer/suspend': null,
+    'POST /api/agents/:agentId/computer/takeover': null,
+    'POST /api/agents/:agentId/computer/viewer-ticket': { mode: 'control' },
+    'POST /api/agents/:agentId/computer/wake': null,
+    'GET /api/agents/:agentId/chats': null,
+    'POST /api/agents/:agentId/chats': { title: 'Bob was here' },
     'GET /api/runs/:runId': null,
     'POST /api/runs/:runId/answer': { text: 'an answer from Bob' },
     'POST /api/runs/:runId/cancel': null,
     'GET /api/runs/:runId/events': null,
-    'GET /api/sessions/:sessionId': null,
-    'PATCH /api/sessions/:sessionId': { title: 'Renamed by Bob' },
-    'DELETE /api/sessions/:sessionId': null,
-    'POST /api/sessions/:sessionId/clear': null,
-    'GET /api/sessions/:sessionId/messages': null,
-    'POST /api/sessions/:sessionId/messages': { text: 'a message from Bob', clientNonce: `bob-${randomUUID()}` },
+    'GET /api/chats/:chatId': null,
+    'PATCH /api/chats/:chatId': { title: 'Renamed by Bob' },
+    'DELETE /api/chats/:chatId': null,
+    'POST /api/chats/:chatId/clear': null,
+    'GET /api/chats/:chatId/messages': null,
+    'POST /api/chats/:chatId/messages': { text: 'a message from Bob', clientNonce: `bob-${randomUUID()}` },
     'GET /api/workspaces/:workspaceId': null,
     'PATCH /api/workspaces/:workspaceId': { name: 'Taken over by Bob', modelApiKey: 'sk-bob-0000' },
-    'GET /api/workspaces/:workspaceId/bots': null,
-    'POST /api/workspaces/:workspaceId/bots': { name: `Bob's bot ${randomUUID().slice(0, 8)}` },
+    'GET /api/workspaces/:workspaceId/agents': null,
+    'POST /api/workspaces/:workspaceId/agents': { name: `Bob's agent ${randomUUID().slice(0, 8)}` },
     'GET /api/workspaces/:workspaceId/computers': null,
     'GET /api/workspaces/:workspaceId/runs/active': null,
     'GET /api/workspaces/:workspaceId/members': null,
@@ -105,7 +105,7 @@ describe('cross-workspace isolation', () => {
   let ids: AliceIds;
   let bobToken: string;
   let routes: ApiRouteSummary[];
-  const botName = `Alice's bot ${randomUUID().slice(0, 8)}`;
+  const agentName = `Alice's agent ${randomUUID().slice(0, 8)}`;
 
   const as = (cookie: string) => ({
     get: (path: string) => request(api.url).get(path).set('Cookie', cookie),
@@ -119,10 +119,10 @@ describe('cross-workspace isolation', () => {
     alice = await signUp(api.url);
     bob = await signUp(api.url);
 
-    const bot = await as(alice.cookie).post(`/api/workspaces/${alice.workspaceId}/bots`, { name: botName }).expect(201);
-    const session = await as(alice.cookie).post(`/api/bots/${bot.body.id}/sessions`, { title: 'private' }).expect(201);
+    const agent = await as(alice.cookie).post(`/api/workspaces/${alice.workspaceId}/agents`, { name: agentName }).expect(201);
+    const chat = await as(alice.cookie).post(`/api/agents/${agent.body.id}/chats`, { title: 'private' }).expect(201);
     const posted = await as(alice.cookie)
-      .post(`/api/sessions/${session.body.id}/messages`, { text: 'my secret plan', clientNonce: `alice-${randomUUID()}` })
+      .post(`/api/chats/${chat.body.id}/messages`, { text: 'my secret plan', clientNonce: `alice-${randomUUID()}` })
       .expect(202);
     const token = await as(alice.cookie).post('/api/auth/tokens', { name: "Alice's token" }).expect(201);
     // For Bob's own email: a leak would let him in.
@@ -131,8 +131,8 @@ describe('cross-workspace isolation', () => {
       .expect(201);
     ids = {
       workspaceId: alice.workspaceId,
-      botId: bot.body.id,
-      sessionId: session.body.id,
+      agentId: agent.body.id,
+      chatId: chat.body.id,
       runId: posted.body.run.id,
       userId: alice.userId,
       tokenId: token.body.id,
@@ -202,8 +202,8 @@ describe('cross-workspace isolation', () => {
 
   it("leaves Alice's data as it was", async () => {
     const alicesView = as(alice.cookie);
-    const bot = await alicesView.get(`/api/bots/${ids.botId}`).expect(200);
-    expect(bot.body.name).toBe(botName);
+    const agent = await alicesView.get(`/api/agents/${ids.agentId}`).expect(200);
+    expect(agent.body.name).toBe(agentName);
     const workspace = await alicesView.get(`/api/workspaces/${ids.workspaceId}`).expect(200);
     expect(workspace.body).toMatchObject({
       name: expect.not.stringContaining('Bob'),
@@ -213,11 +213,11 @@ describe('cross-workspace isolation', () => {
     });
     const members = await alicesView.get(`/api/workspaces/${ids.workspaceId}/members`).expect(200);
     expect(members.body.items).toEqual([expect.objectContaining({ userId: alice.userId, role: 'owner' })]);
-    const bots = await alicesView.get(`/api/workspaces/${ids.workspaceId}/bots`).expect(200);
-    expect(bots.body.map((b: { id: string }) => b.id)).toEqual([ids.botId]);
-    const sessions = await alicesView.get(`/api/bots/${ids.botId}/sessions`).expect(200);
-    expect(sessions.body.map((s: { id: string }) => s.id)).toEqual([ids.sessionId]);
-    const messages = await alicesView.get(`/api/sessions/${ids.sessionId}/messages`).expect(200);
+    const agents = await alicesView.get(`/api/workspaces/${ids.workspaceId}/agents`).expect(200);
+    expect(agents.body.map((b: { id: string }) => b.id)).toEqual([ids.agentId]);
+    const chats = await alicesView.get(`/api/agents/${ids.agentId}/chats`).expect(200);
+    expect(chats.body.map((s: { id: string }) => s.id)).toEqual([ids.chatId]);
+    const messages = await alicesView.get(`/api/chats/${ids.chatId}/messages`).expect(200);
     expect(messages.body.items).toHaveLength(1);
     expect(JSON.stringify(messages.body.items)).toContain('my secret plan');
     const run = await alicesView.get(`/api/runs/${ids.runId}`).expect(200);
@@ -237,8 +237,8 @@ describe('cross-workspace isolation', () => {
     expect(tokens.body.items.map((t: { id: string }) => t.id)).not.toContain(ids.tokenId);
     const me = await as(bob.cookie).get('/api/auth/me').expect(200);
     expect(me.body.workspaces.map((w: { id: string }) => w.id)).toEqual([bob.workspaceId]);
-    const bots = await as(bob.cookie).get(`/api/workspaces/${bob.workspaceId}/bots`).expect(200);
-    expect(bots.body).toEqual([]);
+    const agents = await as(bob.cookie).get(`/api/workspaces/${bob.workspaceId}/agents`).expect(200);
+    expect(agents.body).toEqual([]);
     const invitations = await as(bob.cookie).get(`/api/workspaces/${bob.workspaceId}/invitations`).expect(200);
     expect(invitations.body.items).toEqual([]);
   });

@@ -24,8 +24,8 @@ const APP_TOKEN = `app-token-${randomUUID()}`;
 
 interface Ids {
   workspaceId: string;
-  botId: string;
-  sessionId: string;
+  agentId: string;
+  chatId: string;
   runId: string;
   /** Another user, member of the admin's workspace. */
   userId: string;
@@ -51,7 +51,7 @@ function inputs(ids: Ids, other: TestUser): Record<string, Input> {
   return {
     'GET /api/admin/audit': { query: { action: 'login', workspaceId: ids.workspaceId, limit: '10' } },
     'GET /api/admin/computers': { query: { workspaceId: ids.workspaceId, limit: '10' } },
-    'GET /api/admin/runs': { query: { status: 'queued', workspaceId: ids.workspaceId, botId: ids.botId, limit: '10' } },
+    'GET /api/admin/runs': { query: { status: 'queued', workspaceId: ids.workspaceId, agentId: ids.agentId, limit: '10' } },
     'GET /api/admin/users': page,
     'PATCH /api/admin/users/:userId': { body: { isAdmin: true, disabled: true } },
     'PATCH /api/admin/settings': {
@@ -69,7 +69,7 @@ function inputs(ids: Ids, other: TestUser): Record<string, Input> {
       },
     },
     'POST /api/auth/tokens': { body: { name: 'a token', workspaceId: ids.workspaceId, expiresInDays: 3 } },
-    'PATCH /api/bots/:botId': {
+    'PATCH /api/agents/:agentId': {
       body: {
         name: 'renamed',
         avatarSeed: 'seed',
@@ -79,14 +79,14 @@ function inputs(ids: Ids, other: TestUser): Record<string, Input> {
         modelApiKey: 'sk-new',
       },
     },
-    'POST /api/bots/:botId/computer/type': { body: { text: 'typed' } },
-    'POST /api/bots/:botId/computer/viewer-ticket': { body: { mode: 'control' } },
-    'POST /api/bots/:botId/sessions': { body: { title: 'a chat' } },
+    'POST /api/agents/:agentId/computer/type': { body: { text: 'typed' } },
+    'POST /api/agents/:agentId/computer/viewer-ticket': { body: { mode: 'control' } },
+    'POST /api/agents/:agentId/chats': { body: { title: 'a chat' } },
     'POST /api/runs/:runId/answer': { body: { text: 'an answer' } },
     'GET /api/runs/:runId/events': { query: { after: '0', limit: '10' } },
-    'PATCH /api/sessions/:sessionId': { body: { title: 'renamed' } },
-    'GET /api/sessions/:sessionId/messages': page,
-    'POST /api/sessions/:sessionId/messages': { body: { text: 'hello', clientNonce: `nonce-${randomUUID()}` } },
+    'PATCH /api/chats/:chatId': { body: { title: 'renamed' } },
+    'GET /api/chats/:chatId/messages': page,
+    'POST /api/chats/:chatId/messages': { body: { text: 'hello', clientNonce: `nonce-${randomUUID()}` } },
     'POST /api/viewer/control-check': { body: { holds: [{ screenId: randomUUID(), userId: ids.userId }] } },
     'POST /api/viewer/redeem': { body: { ticket: 'a-ticket' } },
     'POST /api/workspaces': { body: { name: 'another' } },
@@ -95,9 +95,9 @@ function inputs(ids: Ids, other: TestUser): Record<string, Input> {
     },
     'GET /api/workspaces/:workspaceId/model/models': { query: { provider: 'openai-chat', baseUrl: 'http://192.0.2.1/v1' } },
     'POST /api/workspaces/:workspaceId/model/test': { body: { modelSettings: workspaceModel, modelApiKey: 'sk-test' } },
-    'POST /api/workspaces/:workspaceId/bots': {
+    'POST /api/workspaces/:workspaceId/agents': {
       body: {
-        name: 'a bot',
+        name: 'an agent',
         avatarSeed: 'seed',
         instructions: 'be kind',
         computerMode: 'team',
@@ -206,17 +206,17 @@ describe('text that cannot be stored (NUL, unpaired surrogates)', () => {
     const workspaceId: string = me.body.workspaces[0].id;
     other = await signUp(api.url);
     await as(`/api/workspaces/${workspaceId}/members`, { email: other.email, role: 'member' }).expect(201);
-    const bot = await as(`/api/workspaces/${workspaceId}/bots`, { name: 'the bot' }).expect(201);
-    const session = await as(`/api/bots/${bot.body.id}/sessions`, { title: 'the chat' }).expect(201);
-    const posted = await as(`/api/sessions/${session.body.id}/messages`, {
+    const agent = await as(`/api/workspaces/${workspaceId}/agents`, { name: 'the agent' }).expect(201);
+    const chat = await as(`/api/agents/${agent.body.id}/chats`, { title: 'the chat' }).expect(201);
+    const posted = await as(`/api/chats/${chat.body.id}/messages`, {
       text: 'start',
       clientNonce: `nonce-${randomUUID()}`,
     }).expect(202);
     const token = await as('/api/auth/tokens', { name: 'the token' }).expect(201);
     ids = {
       workspaceId,
-      botId: bot.body.id,
-      sessionId: session.body.id,
+      agentId: agent.body.id,
+      chatId: chat.body.id,
       runId: posted.body.run.id,
       userId: other.userId,
       tokenId: token.body.id,
@@ -310,7 +310,7 @@ describe('text that cannot be stored (NUL, unpaired surrogates)', () => {
 
   it('refuses a bad object key too, naming the object that holds it', async () => {
     const res = await request(api.url)
-      .patch(`/api/bots/${ids.botId}`)
+      .patch(`/api/agents/${ids.agentId}`)
       .set('Cookie', adminCookie)
       .send({ modelSettings: { 'model\u0000': 'x' } });
     expect(res.status).toBe(400);

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import type {
   AdminRunListView,
-  BotView,
+  AgentView,
   LocalModelServerListView,
   ModelListView,
   MessageView,
@@ -32,7 +32,7 @@ const ADMIN_EMAIL = `root-${randomUUID().slice(0, 8)}@example.test`;
 const APP_TOKEN = `app-token-${randomUUID()}`;
 /** The workspace key, planted to be searched for in every answer, log line and row afterwards. */
 const SECRET = `sk-workspace-${randomUUID()}`;
-const BOT_SECRET = `sk-agent-${randomUUID()}`;
+const AGENT_SECRET = `sk-agent-${randomUUID()}`;
 
 /** Answers like a provider: the right key gets "pong", any other the 401 a provider gives, echoing what it got. */
 function keyChecking(reply: string) {
@@ -75,8 +75,8 @@ describe("a workspace's model", () => {
   let alice: TestUser;
   let bob: TestUser;
   let mallory: TestUser;
-  let aliceBot: BotView;
-  let aliceSession: string;
+  let aliceAgent: AgentView;
+  let aliceChat: string;
   /** Every answer the API gave in this suite, and everything the process printed meanwhile. */
   const answers: string[] = [];
   const printed: string[] = [];
@@ -91,8 +91,8 @@ describe("a workspace's model", () => {
   const workspacePath = () => `/api/workspaces/${alice.workspaceId}`;
   const setInstance = (body: object) => api(admin, 'PATCH', '/api/admin/settings', body);
 
-  async function run(user: TestUser, sessionId: string): Promise<RunView> {
-    const sent = await api<PostMessageResponse>(user, 'POST', `/api/sessions/${sessionId}/messages`, {
+  async function run(user: TestUser, chatId: string): Promise<RunView> {
+    const sent = await api<PostMessageResponse>(user, 'POST', `/api/chats/${chatId}/messages`, {
       text: 'Hello there!',
       clientNonce: `nonce-${randomUUID()}`,
     });
@@ -101,12 +101,12 @@ describe("a workspace's model", () => {
     return (await api<RunView>(user, 'GET', `/api/runs/${sent.body.run.id}`)).body;
   }
 
-  async function agentOf(user: TestUser, workspaceId = user.workspaceId): Promise<{ bot: BotView; sessionId: string }> {
-    const bot = await api<BotView>(user, 'POST', `/api/workspaces/${workspaceId}/bots`, {
+  async function agentOf(user: TestUser, workspaceId = user.workspaceId): Promise<{ agent: AgentView; chatId: string }> {
+    const agent = await api<AgentView>(user, 'POST', `/api/workspaces/${workspaceId}/agents`, {
       name: `Ada ${randomUUID().slice(0, 6)}`,
     });
-    const session = await api<{ id: string }>(user, 'POST', `/api/bots/${bot.body.id}/sessions`, {});
-    return { bot: bot.body, sessionId: session.body.id };
+    const chat = await api<{ id: string }>(user, 'POST', `/api/agents/${agent.body.id}/chats`, {});
+    return { agent: agent.body, chatId: chat.body.id };
   }
 
   beforeAll(async () => {
@@ -142,7 +142,7 @@ describe("a workspace's model", () => {
     expect((await setInstance({ allowLocalModelServers: true })).status).toBe(200);
     [alice, bob, mallory] = await Promise.all([signUp(harness.app.url), signUp(harness.app.url), signUp(harness.app.url)]);
     expect((await api(alice, 'POST', `${workspacePath()}/members`, { email: bob.email, role: 'member' })).status).toBe(201);
-    ({ bot: aliceBot, sessionId: aliceSession } = await agentOf(alice));
+    ({ agent: aliceAgent, chatId: aliceChat } = await agentOf(alice));
   });
 
   afterAll(async () => {
@@ -156,7 +156,7 @@ describe("a workspace's model", () => {
       'first_workspace',
     );
     // Known before any run starts: Alice's agent has no model.
-    expect(aliceBot.modelReadiness).toEqual({
+    expect(aliceAgent.modelReadiness).toEqual({
       usable: false,
       code: 'model_not_configured',
       source: null,
@@ -168,14 +168,14 @@ describe("a workspace's model", () => {
     expect(view.model.readiness.code).toBe('model_not_configured');
 
     const seen = harness.model.requests.length;
-    const refused = await run(alice, aliceSession);
+    const refused = await run(alice, aliceChat);
     expect(refused).toMatchObject({ status: 'failed', errorCode: 'model_not_configured' });
     expect(harness.model.requests).toHaveLength(seen);
 
     // The first admin's workspace has the host's model.
     const first = await agentOf(admin, adminWorkspaceId);
-    expect(first.bot.modelReadiness).toMatchObject({ usable: true, source: 'env', provider: 'openai-chat' });
-    expect(await run(admin, first.sessionId)).toMatchObject({ status: 'completed', resultText: 'from the environment' });
+    expect(first.agent.modelReadiness).toMatchObject({ usable: true, source: 'env', provider: 'openai-chat' });
+    expect(await run(admin, first.chatId)).toMatchObject({ status: 'completed', resultText: 'from the environment' });
     expect(harness.model.requests.at(-1)?.headers['authorization']).toBe('Bearer scripted-key');
 
     // An instance admin may let it serve every workspace, and take that back.
@@ -184,10 +184,10 @@ describe("a workspace's model", () => {
     });
     const carol = await signUp(harness.app.url);
     const carols = await agentOf(carol);
-    expect(carols.bot.modelReadiness).toMatchObject({ usable: true, source: 'env' });
-    expect(await run(carol, carols.sessionId)).toMatchObject({ status: 'completed', resultText: 'from the environment' });
+    expect(carols.agent.modelReadiness).toMatchObject({ usable: true, source: 'env' });
+    expect(await run(carol, carols.chatId)).toMatchObject({ status: 'completed', resultText: 'from the environment' });
     await setInstance({ environmentModelScope: 'first_workspace' });
-    expect(await run(carol, carols.sessionId)).toMatchObject({ status: 'failed', errorCode: 'model_not_configured' });
+    expect(await run(carol, carols.chatId)).toMatchObject({ status: 'failed', errorCode: 'model_not_configured' });
   });
 
   it('names the host’s model server, never its address, when the environment’s endpoint fails', async () => {
@@ -198,12 +198,12 @@ describe("a workspace's model", () => {
     const previous = process.env.LAZYBOY_MODEL_BASE_URL;
     process.env.LAZYBOY_MODEL_BASE_URL = hostUrl;
     try {
-      const { sessionId } = await agentOf(admin, adminWorkspaceId);
-      const blocked = await run(admin, sessionId);
+      const { chatId } = await agentOf(admin, adminWorkspaceId);
+      const blocked = await run(admin, chatId);
       expect(blocked).toMatchObject({ status: 'blocked', errorCode: 'model_unreachable' });
       expect(blocked.errorMessage).toContain("could not reach the model provider openai-chat at the host's model server");
       expect(hidden(blocked.errorMessage ?? '')).toBe(true);
-      const page = await api<{ items: MessageView[] }>(admin, 'GET', `/api/sessions/${sessionId}/messages`);
+      const page = await api<{ items: MessageView[] }>(admin, 'GET', `/api/chats/${chatId}/messages`);
       expect(page.body.items.some((message) => message.text.includes("the host's model server"))).toBe(true);
       expect(hidden(JSON.stringify(page.body))).toBe(true);
 
@@ -259,37 +259,37 @@ describe("a workspace's model", () => {
       readiness: { usable: true, source: 'workspace', provider: 'openai-chat', model: 'alpha' },
     });
     expect(JSON.stringify(asBob)).not.toContain(workspaceModel.url);
-    expect((await api<BotView>(bob, 'GET', `/api/bots/${aliceBot.id}`)).body.modelReadiness).toMatchObject({
+    expect((await api<AgentView>(bob, 'GET', `/api/agents/${aliceAgent.id}`)).body.modelReadiness).toMatchObject({
       usable: true,
       source: 'workspace',
     });
 
-    expect(await run(alice, aliceSession)).toMatchObject({ status: 'completed', resultText: 'from the workspace' });
+    expect(await run(alice, aliceChat)).toMatchObject({ status: 'completed', resultText: 'from the workspace' });
     expect(workspaceModel.requests.map((r) => [r.model, r.headers['authorization']])).toEqual([['alpha', `Bearer ${SECRET}`]]);
   });
 
   it('lets an agent’s own settings and key win over the workspace’s, and falls back when they go', async () => {
-    const own = await api<BotView>(alice, 'PATCH', `/api/bots/${aliceBot.id}`, {
+    const own = await api<AgentView>(alice, 'PATCH', `/api/agents/${aliceAgent.id}`, {
       modelSettings: { baseUrl: agentModel.url, model: 'agent-model' },
-      modelApiKey: BOT_SECRET,
+      modelApiKey: AGENT_SECRET,
     });
-    expect(own.body.modelReadiness).toMatchObject({ usable: true, source: 'bot', model: 'agent-model' });
+    expect(own.body.modelReadiness).toMatchObject({ usable: true, source: 'agent', model: 'agent-model' });
     const before = workspaceModel.requests.length;
-    expect(await run(alice, aliceSession)).toMatchObject({ status: 'completed', resultText: 'from the agent' });
-    expect(agentModel.requests.map((r) => r.headers['authorization'])).toEqual([`Bearer ${BOT_SECRET}`]);
+    expect(await run(alice, aliceChat)).toMatchObject({ status: 'completed', resultText: 'from the agent' });
+    expect(agentModel.requests.map((r) => r.headers['authorization'])).toEqual([`Bearer ${AGENT_SECRET}`]);
     expect(workspaceModel.requests).toHaveLength(before);
 
     // Only a model name of its own: the workspace's endpoint and key, the agent's model.
-    await api(alice, 'PATCH', `/api/bots/${aliceBot.id}`, { modelSettings: { model: 'beta' } });
-    expect(await run(alice, aliceSession)).toMatchObject({ status: 'completed', resultText: 'from the workspace' });
+    await api(alice, 'PATCH', `/api/agents/${aliceAgent.id}`, { modelSettings: { model: 'beta' } });
+    expect(await run(alice, aliceChat)).toMatchObject({ status: 'completed', resultText: 'from the workspace' });
     expect(workspaceModel.requests.at(-1)).toMatchObject({ model: 'beta', headers: { authorization: `Bearer ${SECRET}` } });
-    await api(alice, 'PATCH', `/api/bots/${aliceBot.id}`, { modelSettings: {} });
+    await api(alice, 'PATCH', `/api/agents/${aliceAgent.id}`, { modelSettings: {} });
   });
 
   it('ends a run whose key the provider refuses with model_key_refused and the provider’s own (redacted) text', async () => {
     await api(alice, 'PATCH', workspacePath(), { modelApiKey: 'sk-wrong-key-0001' });
     try {
-      const ended = await run(alice, aliceSession);
+      const ended = await run(alice, aliceChat);
       expect(ended.status).toBe('blocked');
       expect(ended.errorCode).toBe('model_key_refused');
       expect(ended.errorMessage).toContain('HTTP 401');
@@ -407,7 +407,7 @@ describe("a workspace's model", () => {
       expect((await api<ModelListView>(alice, 'GET', `${workspacePath()}/model/models`)).body.error?.code).toBe(
         'model_endpoint_refused',
       );
-      expect(await run(alice, aliceSession)).toMatchObject({ status: 'failed', errorCode: 'model_endpoint_refused' });
+      expect(await run(alice, aliceChat)).toMatchObject({ status: 'failed', errorCode: 'model_endpoint_refused' });
       expect(workspaceModel.requests).toHaveLength(before);
       // Nor may anyone name loopback servers or model files now.
       for (const [modelSettings, field] of [
@@ -489,7 +489,7 @@ describe("a workspace's model", () => {
       modelSettings: { provider: 'openai-chat', baseUrl: elsewhere.url, model: 'gamma' },
     });
     expect(moved.body.model).toMatchObject({ hasApiKey: false, apiKeyLast4: null, readiness: { usable: true } });
-    expect(await run(alice, aliceSession)).toMatchObject({ status: 'completed', resultText: 'from elsewhere' });
+    expect(await run(alice, aliceChat)).toMatchObject({ status: 'completed', resultText: 'from elsewhere' });
     expect(elsewhere.requests.map((r) => r.headers['authorization'])).toEqual([undefined]);
 
     const removed = await api<WorkspaceView>(alice, 'PATCH', workspacePath(), {
@@ -559,9 +559,9 @@ describe("a workspace's model", () => {
       apiKeyLast4: null,
       readiness: { usable: false, code: 'model_key_missing' },
     });
-    const { bot, sessionId } = await agentOf(alice, other.body.id);
-    expect(bot.modelReadiness).toMatchObject({ usable: false, code: 'model_key_missing' });
-    expect(await run(alice, sessionId)).toMatchObject({ status: 'failed', errorCode: 'model_key_missing' });
+    const { agent, chatId } = await agentOf(alice, other.body.id);
+    expect(agent.modelReadiness).toMatchObject({ usable: false, code: 'model_key_missing' });
+    expect(await run(alice, chatId)).toMatchObject({ status: 'failed', errorCode: 'model_key_missing' });
 
     const removed = await api<WorkspaceView>(alice, 'PATCH', path, { modelApiKey: null });
     expect(removed.status).toBe(200);
@@ -574,7 +574,7 @@ describe("a workspace's model", () => {
     expect(printed.join('')).toContain('failed: no model provider is configured');
     // Nor the host's model server's address: the environment's endpoint is the operator's.
     expect(answers.filter((answer) => answer.includes(harness.model.url))).toEqual([]);
-    for (const secret of [SECRET, BOT_SECRET]) {
+    for (const secret of [SECRET, AGENT_SECRET]) {
       expect(answers.filter((answer) => answer.includes(secret))).toEqual([]);
       expect(printed.filter((line) => line.includes(secret))).toEqual([]);
     }
@@ -588,7 +588,7 @@ describe("a workspace's model", () => {
       for (const { table_name: table } of tables) {
         const { rows } = await client.query<{ row: string }>(`SELECT t::text AS row FROM ${pg.escapeIdentifier(table)} t`);
         for (const { row } of rows) {
-          if (row.includes(SECRET) || row.includes(BOT_SECRET) || row.includes(SECRET.slice(3))) found.push(table);
+          if (row.includes(SECRET) || row.includes(AGENT_SECRET) || row.includes(SECRET.slice(3))) found.push(table);
         }
       }
       expect(found).toEqual([]);

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { BotComputerView, PostMessageResponse, RunView } from '@lazyboy/contracts';
+import type { AgentComputerView, PostMessageResponse, RunView } from '@lazyboy/contracts';
 import { ScriptedModelServer } from '@lazyboy/model';
 import { logIn, sleep } from '../support/index.js';
 import { runCli, stackEnv, startUp, type RunningUp } from './stack-run.js';
@@ -91,9 +91,9 @@ describe('lazyboy up from a private directory', () => {
         modelApiKey: modelKey,
       });
       expect(JSON.stringify(saved)).not.toContain(modelKey);
-      const bot = await call<{ id: string }>(apiUrl, cookie, 'POST', `/api/workspaces/${workspaceId}/bots`, { name: 'Ada' });
-      const session = await call<{ id: string }>(apiUrl, cookie, 'POST', `/api/bots/${bot.id}/sessions`, {});
-      const sent = await call<PostMessageResponse>(apiUrl, cookie, 'POST', `/api/sessions/${session.id}/messages`, {
+      const agent = await call<{ id: string }>(apiUrl, cookie, 'POST', `/api/workspaces/${workspaceId}/agents`, { name: 'Ada' });
+      const chat = await call<{ id: string }>(apiUrl, cookie, 'POST', `/api/agents/${agent.id}/chats`, {});
+      const sent = await call<PostMessageResponse>(apiUrl, cookie, 'POST', `/api/chats/${chat.id}/messages`, {
         text: '你好',
         clientNonce: 'private-data-dir-1',
       });
@@ -108,11 +108,11 @@ describe('lazyboy up from a private directory', () => {
         apiUrl,
         cookie,
         'GET',
-        `/api/sessions/${session.id}/messages?limit=10`,
+        `/api/chats/${chat.id}/messages?limit=10`,
       );
       expect(history.items.filter((m) => m.role === 'assistant').map((m) => m.text)).toEqual(['你好！我在。']);
       expect(model.requests.map((r) => r.headers['authorization'])).toEqual([`Bearer ${modelKey}`]);
-      for (const route of [`/api/workspaces/${workspaceId}`, `/api/workspaces/${workspaceId}/bots`, `/api/runs/${run.id}`]) {
+      for (const route of [`/api/workspaces/${workspaceId}`, `/api/workspaces/${workspaceId}/agents`, `/api/runs/${run.id}`]) {
         expect({ route, answer: JSON.stringify(await call<unknown>(apiUrl, cookie, 'GET', route)) }).not.toEqual({
           route,
           answer: expect.stringContaining(modelKey),
@@ -120,9 +120,9 @@ describe('lazyboy up from a private directory', () => {
       }
 
       // The agent's computer: its desktop runs as its own user, in a home that user can reach.
-      const view = await call<BotComputerView>(apiUrl, cookie, 'POST', `/api/bots/${bot.id}/computer/boot`);
+      const view = await call<AgentComputerView>(apiUrl, cookie, 'POST', `/api/agents/${agent.id}/computer/boot`);
       expect(view.computer?.state).toBe('running');
-      expect(view.screen?.botId).toBe(bot.id);
+      expect(view.screen?.agentId).toBe(agent.id);
       if (asRoot) {
         const homesDir = path.join(readdirSync(stateRoot).map((name) => path.join(stateRoot, name))[0]!, 'homes');
         const homes = readdirSync(homesDir).map((name) => statSync(path.join(homesDir, name)));

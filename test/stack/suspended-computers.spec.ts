@@ -4,7 +4,7 @@ import { readdirSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { browserRoutes, workerRoutes, type BotComputerView } from '@lazyboy/contracts';
+import { browserRoutes, workerRoutes, type AgentComputerView } from '@lazyboy/contracts';
 import { desktopUserName } from '@lazyboy/desktop';
 import { WorkerClient } from '../../apps/api/src/computers/worker-client.js';
 import { signUp, type TestUser } from '../support/index.js';
@@ -42,13 +42,13 @@ function environ(p: ScannedProcess): Map<string, string> {
 async function bootAndSuspend(up: RunningUp): Promise<SuspendedComputer> {
   const apiUrl = `http://127.0.0.1:${up.state().ports.api}`;
   const owner = await signUp(apiUrl);
-  const bots = [];
+  const agents = [];
   for (const name of ['Ada', 'Bob']) {
-    bots.push(await api<{ id: string }>(apiUrl, owner, 'POST', `/api/workspaces/${owner.workspaceId}/bots`, { name }));
+    agents.push(await api<{ id: string }>(apiUrl, owner, 'POST', `/api/workspaces/${owner.workspaceId}/agents`, { name }));
   }
   // The workspace's team computer, with one screen per agent.
-  let view: BotComputerView | undefined;
-  for (const bot of bots) view = await api<BotComputerView>(apiUrl, owner, 'POST', `/api/bots/${bot.id}/computer/boot`);
+  let view: AgentComputerView | undefined;
+  for (const agent of agents) view = await api<AgentComputerView>(apiUrl, owner, 'POST', `/api/agents/${agent.id}/computer/boot`);
   const computerId = view!.computer!.id;
   const uid = Number(execFileSync('id', ['-u', desktopUserName(computerId)], { encoding: 'utf8' }).trim());
 
@@ -70,7 +70,7 @@ async function bootAndSuspend(up: RunningUp): Promise<SuspendedComputer> {
   await client.call(browserRoutes.observe, { slot, fence });
   await client.call(workerRoutes.shellRun, { slot, fence, command: 'sleep 600 & echo started', blockUntilMs: 10_000 });
 
-  await api(apiUrl, owner, 'POST', `/api/bots/${bots[0]!.id}/computer/suspend`);
+  await api(apiUrl, owner, 'POST', `/api/agents/${agents[0]!.id}/computer/suspend`);
   const tempDirs = readdirSync(os.tmpdir())
     .filter((name) => name.startsWith(`lazyboy-computer-${computerId}-`))
     .map((name) => path.join(os.tmpdir(), name))

@@ -126,7 +126,7 @@ export interface PersonCalls {
  * Calls to the API as one signed-in person (their session cookie), or as nobody with `cookie` null.
  *
  *   const alice = asPerson(app.url, (await signUp(app.url)).cookie);
- *   const bots = await alice.call<BotView[]>('GET', `/api/workspaces/${id}/bots`);
+ *   const agents = await alice.call<AgentView[]>('GET', `/api/workspaces/${id}/agents`);
  */
 export function asPerson(apiUrl: string, cookie: string | null): PersonCalls {
   const raw = (method: string, route: string, body?: unknown) =>

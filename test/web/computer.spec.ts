@@ -111,7 +111,7 @@ describe('the computer panel in a real browser', () => {
 
   it('shows the live desktop, and lets a person take over, click in it and hand back while the run waits', async () => {
     const user = await signUp(harness.service.app.url);
-    const bot = await harness.service.call<{ id: string }>(user, 'POST', `/api/workspaces/${user.workspaceId}/bots`, {
+    const agent = await harness.service.call<{ id: string }>(user, 'POST', `/api/workspaces/${user.workspaceId}/agents`, {
       name: 'Ada',
     });
     const { context, page } = await harness.newPage({ cookie: user.cookie });
@@ -120,7 +120,7 @@ describe('the computer panel in a real browser', () => {
       page.on('websocket', (socket) => {
         if (new URL(socket.url()).pathname.startsWith('/view/')) views.push(socket.url());
       });
-      await page.goto(`/agents/${bot.id}`);
+      await page.goto(`/agents/${agent.id}`);
       // Opening the panel boots the computer, connects view-only and shows real desktop pixels.
       await page.getByTestId('computer-toggle').click();
       await page.locator('[data-testid="computer-panel"][data-first-frame="true"]').waitFor({ timeout: 90_000 });
@@ -167,12 +167,12 @@ describe('the computer panel in a real browser', () => {
 
   it('pastes the local clipboard into the desktop, Chinese text included, and types through the keyboard button while in control', async () => {
     const user = await signUp(harness.service.app.url);
-    const bot = await harness.service.call<{ id: string }>(user, 'POST', `/api/workspaces/${user.workspaceId}/bots`, {
+    const agent = await harness.service.call<{ id: string }>(user, 'POST', `/api/workspaces/${user.workspaceId}/agents`, {
       name: 'Bo',
     });
     const { context, page } = await harness.newPage({ cookie: user.cookie, permissions: ['clipboard-read', 'clipboard-write'] });
     try {
-      await page.goto(`/agents/${bot.id}`);
+      await page.goto(`/agents/${agent.id}`);
       await page.getByTestId('composer').fill('Open the typing page for me');
       await page.getByTestId('composer').press('Enter');
       await page.locator('[data-testid="pending-question"][data-kind="takeover"]').waitFor({ timeout: 60_000 });

@@ -27,12 +27,12 @@ describe('the conversation controls in a real browser', () => {
 
   it('stops a working agent with the stop button', async () => {
     const user = await signUp(harness.service.app.url);
-    const bot = await harness.service.call<{ id: string }>(user, 'POST', `/api/workspaces/${user.workspaceId}/bots`, {
+    const agent = await harness.service.call<{ id: string }>(user, 'POST', `/api/workspaces/${user.workspaceId}/agents`, {
       name: 'Dee',
     });
     const { context, page } = await harness.newPage({ cookie: user.cookie, locale: 'en' });
     try {
-      await page.goto(`/agents/${bot.id}`);
+      await page.goto(`/agents/${agent.id}`);
       await page.getByTestId('composer').fill('Think for a long time');
       await page.getByTestId('composer').press('Enter');
       await page.getByTestId('busy-line').waitFor({ timeout: 15_000 });
@@ -45,11 +45,11 @@ describe('the conversation controls in a real browser', () => {
         `/api/workspaces/${user.workspaceId}/runs/active`,
       );
       expect(runs.items).toEqual([]);
-      const [chat] = await harness.service.call<{ id: string }[]>(user, 'GET', `/api/bots/${bot.id}/sessions`);
+      const [chat] = await harness.service.call<{ id: string }[]>(user, 'GET', `/api/agents/${agent.id}/chats`);
       const messages = await harness.service.call<{ items: { runId: string | null }[] }>(
         user,
         'GET',
-        `/api/sessions/${chat!.id}/messages`,
+        `/api/chats/${chat!.id}/messages`,
       );
       const run = await harness.service.call<{ status: string }>(user, 'GET', `/api/runs/${messages.items[0]!.runId}`);
       expect(run.status).toBe('cancelled');
@@ -60,13 +60,13 @@ describe('the conversation controls in a real browser', () => {
 
   it('keeps a message sent while offline, and a retry stores it exactly once', async () => {
     const user = await signUp(harness.service.app.url);
-    const bot = await harness.service.call<{ id: string }>(user, 'POST', `/api/workspaces/${user.workspaceId}/bots`, {
+    const agent = await harness.service.call<{ id: string }>(user, 'POST', `/api/workspaces/${user.workspaceId}/agents`, {
       name: 'Eve',
     });
-    const chat = await harness.service.call<{ id: string }>(user, 'POST', `/api/bots/${bot.id}/sessions`, { title: 'Offline' });
+    const chat = await harness.service.call<{ id: string }>(user, 'POST', `/api/agents/${agent.id}/chats`, { title: 'Offline' });
     const { context, page } = await harness.newPage({ cookie: user.cookie, locale: 'en' });
     try {
-      await page.goto(`/agents/${bot.id}?session=${chat.id}`);
+      await page.goto(`/agents/${agent.id}?chat=${chat.id}`);
       await page.getByTestId('composer').waitFor();
       await context.setOffline(true);
       await page.getByTestId('composer').fill('Hello while offline');
@@ -85,7 +85,7 @@ describe('the conversation controls in a real browser', () => {
       const messages = await harness.service.call<{ items: { role: string; text: string }[] }>(
         user,
         'GET',
-        `/api/sessions/${chat.id}/messages`,
+        `/api/chats/${chat.id}/messages`,
       );
       expect(messages.items.filter((m) => m.role === 'user').map((m) => m.text)).toEqual(['Hello while offline']);
     } finally {
@@ -95,9 +95,9 @@ describe('the conversation controls in a real browser', () => {
 
   it('switches between the workspaces a person belongs to', async () => {
     const user = await signUp(harness.service.app.url);
-    await harness.service.call(user, 'POST', `/api/workspaces/${user.workspaceId}/bots`, { name: 'Home agent' });
+    await harness.service.call(user, 'POST', `/api/workspaces/${user.workspaceId}/agents`, { name: 'Home agent' });
     const second = await harness.service.call<{ id: string }>(user, 'POST', '/api/workspaces', { name: 'Second team' });
-    await harness.service.call(user, 'POST', `/api/workspaces/${second.id}/bots`, { name: 'Team agent' });
+    await harness.service.call(user, 'POST', `/api/workspaces/${second.id}/agents`, { name: 'Team agent' });
     const { context, page } = await harness.newPage({ cookie: user.cookie, locale: 'en' });
     try {
       await page.goto('/');

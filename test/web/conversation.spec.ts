@@ -78,7 +78,7 @@ describe('the web app in a real browser', () => {
       let letThrough: () => void = () => undefined;
       const held = new Promise<void>((resolve) => (letThrough = resolve));
       let posted: Promise<void> = Promise.resolve();
-      await page.route('**/api/sessions/*/messages', async (route) => {
+      await page.route('**/api/chats/*/messages', async (route) => {
         if (route.request().method() !== 'POST') return route.continue();
         posted = held.then(() => route.continue());
         await posted;
@@ -90,7 +90,7 @@ describe('the web app in a real browser', () => {
       expect(await composer.inputValue()).toBe('');
       letThrough();
       await posted;
-      await page.unroute('**/api/sessions/*/messages');
+      await page.unroute('**/api/chats/*/messages');
       // The agent works: status and progress arrive over the websocket, then the answer.
       await page.locator('[data-testid="agent-status"][data-status="thinking"]').first().waitFor({ timeout: 10_000 });
       await page.getByTestId('busy-line').waitFor({ timeout: 10_000 });
@@ -104,13 +104,13 @@ describe('the web app in a real browser', () => {
       await expect(page.getByTestId('busy-line').count()).resolves.toBe(0);
 
       // The user's message was stored once, however the page sent it.
-      const sessions = await fetch(new URL(`/api/workspaces/${user.workspaceId}/bots`, harness.service.app.url), {
+      const agents = await fetch(new URL(`/api/workspaces/${user.workspaceId}/agents`, harness.service.app.url), {
         headers: { cookie: user.cookie },
       }).then((r) => r.json() as Promise<{ id: string }[]>);
-      const chats = await fetch(new URL(`/api/bots/${sessions[0]!.id}/sessions`, harness.service.app.url), {
+      const chats = await fetch(new URL(`/api/agents/${agents[0]!.id}/chats`, harness.service.app.url), {
         headers: { cookie: user.cookie },
       }).then((r) => r.json() as Promise<{ id: string }[]>);
-      const messages = await fetch(new URL(`/api/sessions/${chats[0]!.id}/messages`, harness.service.app.url), {
+      const messages = await fetch(new URL(`/api/chats/${chats[0]!.id}/messages`, harness.service.app.url), {
         headers: { cookie: user.cookie },
       }).then((r) => r.json() as Promise<{ items: { role: string; text: string }[] }>);
       expect(messages.items.filter((m) => m.role === 'user').map((m) => m.text)).toEqual(['What is the weather\ntomorrow?']);
@@ -121,12 +121,12 @@ describe('the web app in a real browser', () => {
 
   it('answers a confirmation inline, and keeps chats: renamed, cleared, a new one', async () => {
     const user = await signUp(harness.service.app.url);
-    const bot = await harness.service.call<{ id: string }>(user, 'POST', `/api/workspaces/${user.workspaceId}/bots`, {
+    const agent = await harness.service.call<{ id: string }>(user, 'POST', `/api/workspaces/${user.workspaceId}/agents`, {
       name: 'Bea',
     });
     const { context, page } = await harness.newPage({ cookie: user.cookie, locale: 'en' });
     try {
-      await page.goto(`/agents/${bot.id}`);
+      await page.goto(`/agents/${agent.id}`);
       await page.getByTestId('composer').fill('Post the announcement');
       await page.getByTestId('composer').press('Enter');
       const question = page.locator('[data-testid="pending-question"][data-kind="confirm"]');
@@ -139,26 +139,26 @@ describe('the web app in a real browser', () => {
         .waitFor({ timeout: 15_000 });
       expect(await page.getByTestId('pending-question').count()).toBe(0);
 
-      await page.getByTestId('session-menu').locator('summary').click();
-      await page.getByTestId('session-rename').click();
+      await page.getByTestId('chat-menu').locator('summary').click();
+      await page.getByTestId('chat-rename').click();
       await page.getByTestId('prompt-input').fill('Announcements');
       await page.getByTestId('prompt-ok').click();
       await page
-        .getByTestId('session-select')
+        .getByTestId('chat-select')
         .locator('option:checked', { hasText: 'Announcements' })
         .waitFor({ state: 'attached' });
 
-      await page.getByTestId('session-menu').locator('summary').click();
-      await page.getByTestId('session-clear').click();
+      await page.getByTestId('chat-menu').locator('summary').click();
+      await page.getByTestId('chat-clear').click();
       await page.getByTestId('confirm-ok').click();
       await page.getByTestId('chat-empty').waitFor();
       expect(await page.getByTestId('message').count()).toBe(0);
-      const chats = await harness.service.call<{ id: string; title: string }[]>(user, 'GET', `/api/bots/${bot.id}/sessions`);
+      const chats = await harness.service.call<{ id: string; title: string }[]>(user, 'GET', `/api/agents/${agent.id}/chats`);
       expect(chats.map((c) => c.title)).toEqual(['Announcements']);
-      const left = await harness.service.call<{ items: unknown[] }>(user, 'GET', `/api/sessions/${chats[0]!.id}/messages`);
+      const left = await harness.service.call<{ items: unknown[] }>(user, 'GET', `/api/chats/${chats[0]!.id}/messages`);
       expect(left.items).toEqual([]);
 
-      await page.getByTestId('session-new').click();
+      await page.getByTestId('chat-new').click();
       await page.getByTestId('composer').fill('What is the weather');
       await page.getByTestId('composer').press('Enter');
       await page
@@ -167,7 +167,7 @@ describe('the web app in a real browser', () => {
         .waitFor({
           timeout: 20_000,
         });
-      const after = await harness.service.call<{ id: string; title: string }[]>(user, 'GET', `/api/bots/${bot.id}/sessions`);
+      const after = await harness.service.call<{ id: string; title: string }[]>(user, 'GET', `/api/agents/${agent.id}/chats`);
       expect(after).toHaveLength(2);
     } finally {
       await context.close();
@@ -176,7 +176,7 @@ describe('the web app in a real browser', () => {
 
   it('works at phone width: the agents sit in a drawer, and a chat goes back and forth', async () => {
     const user = await signUp(harness.service.app.url);
-    await harness.service.call(user, 'POST', `/api/workspaces/${user.workspaceId}/bots`, { name: 'Pocket' });
+    await harness.service.call(user, 'POST', `/api/workspaces/${user.workspaceId}/agents`, { name: 'Pocket' });
     const { context, page } = await harness.newPage({ cookie: user.cookie, viewport: { width: 390, height: 844 } });
     try {
       await page.goto('/');
@@ -202,7 +202,7 @@ describe('the web app in a real browser', () => {
 
   it("keeps a member out of the admin dashboard and out of another workspace's agent", async () => {
     const owner = await signUp(harness.service.app.url);
-    const bot = await fetch(new URL(`/api/workspaces/${owner.workspaceId}/bots`, harness.service.app.url), {
+    const agent = await fetch(new URL(`/api/workspaces/${owner.workspaceId}/agents`, harness.service.app.url), {
       method: 'POST',
       headers: { cookie: owner.cookie, 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'Private agent' }),
@@ -220,16 +220,16 @@ describe('the web app in a real browser', () => {
       await page.getByTestId('admin-forbidden').waitFor();
       expect(await page.getByTestId('admin-dashboard').count()).toBe(0);
 
-      await page.goto(`/agents/${bot.id}`);
+      await page.goto(`/agents/${agent.id}`);
       await page.getByTestId('agent-missing').waitFor();
       expect(await page.getByText('Private agent').count()).toBe(0);
 
       // Nor another workspace's live view, even holding a view URL of it.
-      await harness.service.call(owner, 'POST', `/api/bots/${bot.id}/computer/boot`);
+      await harness.service.call(owner, 'POST', `/api/agents/${agent.id}/computer/boot`);
       const { ticket } = await harness.service.call<{ ticket: string }>(
         owner,
         'POST',
-        `/api/bots/${bot.id}/computer/viewer-ticket`,
+        `/api/agents/${agent.id}/computer/viewer-ticket`,
         {
           mode: 'view',
         },

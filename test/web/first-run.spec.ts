@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
-import type { BotView, WorkspaceView } from '@lazyboy/contracts';
+import type { AgentView, WorkspaceView } from '@lazyboy/contracts';
 import { ScriptedModelServer, type ReceivedRequest, type Turn } from '@lazyboy/model';
 import type { Page } from 'playwright-core';
 import { LOCAL_MODEL_SERVER_CANDIDATES } from '../../apps/api/src/model/workspace-model.service.js';
@@ -145,7 +145,7 @@ describe('the first run in a real browser', () => {
   }, 120_000);
 
   it("shows a refused key's own error in the test and in the chat, in zh-TW and in English, and never the key", async () => {
-    const [bot] = await harness.service.call<BotView[]>(admin, 'GET', `/api/workspaces/${admin.workspaceId}/bots`);
+    const [agent] = await harness.service.call<AgentView[]>(admin, 'GET', `/api/workspaces/${admin.workspaceId}/agents`);
     for (const [locale, text] of [
       ['zh-TW', '模型服務拒絕了 API 金鑰'],
       ['en', 'The model provider refused the API key'],
@@ -181,7 +181,7 @@ describe('the first run in a real browser', () => {
           await section.getByTestId('workspace-model-key-input').waitFor();
         }
 
-        await page.goto(`/agents/${bot!.id}`);
+        await page.goto(`/agents/${agent!.id}`);
         await page.getByTestId('composer').fill(`hello in ${locale}`);
         await page.getByTestId('composer').press('Enter');
         const notice = page.locator('[data-testid="message"][data-notice="model_key_refused"]').last();
@@ -208,10 +208,10 @@ describe('the first run in a real browser', () => {
     await harness.service.call(admin, 'PATCH', `/api/workspaces/${admin.workspaceId}`, { modelApiKey: null });
   }, 150_000);
   it('shows an unreachable model server in the test and in the chat, in zh-TW and in English', async () => {
-    const bots = await harness.service.call<BotView[]>(admin, 'GET', `/api/workspaces/${admin.workspaceId}/bots`);
-    const bot =
-      bots[0] ??
-      (await harness.service.call<BotView>(admin, 'POST', `/api/workspaces/${admin.workspaceId}/bots`, { name: 'Ada' }));
+    const agents = await harness.service.call<AgentView[]>(admin, 'GET', `/api/workspaces/${admin.workspaceId}/agents`);
+    const agent =
+      agents[0] ??
+      (await harness.service.call<AgentView>(admin, 'POST', `/api/workspaces/${admin.workspaceId}/agents`, { name: 'Ada' }));
     const unreachable = `http://127.0.0.1:${await closedPort()}/v1`;
     for (const [locale, text] of [
       ['zh-TW', '連不到模型伺服器'],
@@ -235,7 +235,7 @@ describe('the first run in a real browser', () => {
         await section.getByTestId('workspace-model-save').click();
         await section.getByTestId('settings-saved').waitFor();
 
-        await page.goto(`/agents/${bot.id}`);
+        await page.goto(`/agents/${agent.id}`);
         await page.getByTestId('composer').fill(`anyone there, in ${locale}?`);
         await page.getByTestId('composer').press('Enter');
         const notice = page.locator('[data-testid="message"][data-notice="model_unreachable"]').last();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { BotView, CreatedInvitationView, InvitationListView, MeView } from '@lazyboy/contracts';
+import type { AgentView, CreatedInvitationView, InvitationListView, MeView } from '@lazyboy/contracts';
 import { logInFirstAdmin, signUp, type TestUser } from '../support/index.js';
 import { WebHarness } from './web-harness.js';
 
@@ -59,11 +59,11 @@ describe('invitations in a real browser', () => {
   }
 
   it('brings a colleague in through the link: the shared agent, the Team computer, a member’s settings', async () => {
-    const bot = await harness.service.call<BotView>(admin, 'POST', `/api/workspaces/${admin.workspaceId}/bots`, {
+    const agent = await harness.service.call<AgentView>(admin, 'POST', `/api/workspaces/${admin.workspaceId}/agents`, {
       name: 'Team helper',
       computerMode: 'team',
     });
-    await harness.service.call(admin, 'POST', `/api/bots/${bot.id}/computer/boot`);
+    await harness.service.call(admin, 'POST', `/api/agents/${agent.id}/computer/boot`);
     const email = `colleague-${randomUUID()}@example.test`;
     const link = await inviteFromPage(email);
     expect(new URL(link).pathname).toMatch(/^\/invite\/[A-Za-z0-9_-]{43}$/);
@@ -89,7 +89,7 @@ describe('invitations in a real browser', () => {
       await page.getByTestId('login-submit').click();
       await page.waitForURL((url) => url.pathname === '/');
       await page.getByTestId('agent-card').filter({ hasText: 'Team helper' }).click();
-      await page.waitForURL(`**/agents/${bot.id}**`);
+      await page.waitForURL(`**/agents/${agent.id}**`);
       await page.getByTestId('computer-toggle').click();
       await page.locator('[data-testid="computer-panel"][data-first-frame="true"]').waitFor({ timeout: 60_000 });
       await page.getByTestId('computer-close').click();

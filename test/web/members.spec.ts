@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { BotView, MemberListView, MeView } from '@lazyboy/contracts';
+import type { AgentView, MemberListView, MeView } from '@lazyboy/contracts';
 import { signUp } from '../support/index.js';
 import { WebHarness } from './web-harness.js';
 
@@ -60,7 +60,7 @@ describe('members and agent settings in a real browser', () => {
     const owner = await signUp(harness.service.app.url);
     const member = await signUp(harness.service.app.url);
     await harness.service.call(owner, 'POST', `/api/workspaces/${owner.workspaceId}/members`, { email: member.email });
-    const bot = await harness.service.call<BotView>(owner, 'POST', `/api/workspaces/${owner.workspaceId}/bots`, {
+    const agent = await harness.service.call<AgentView>(owner, 'POST', `/api/workspaces/${owner.workspaceId}/agents`, {
       name: 'Shared agent',
       modelSettings: { provider: 'openai-chat', baseUrl: 'https://models.example.net/v1', model: 'shared-model' },
     });
@@ -81,7 +81,7 @@ describe('members and agent settings in a real browser', () => {
       await page.getByTestId('settings-members-only-link').click();
       await page.waitForURL('**/settings/members');
 
-      await page.goto(`/agents/${bot.id}/settings`);
+      await page.goto(`/agents/${agent.id}/settings`);
       await page.getByTestId('agent-model-readonly').waitFor();
       // The agent's own model is named, its address (which may be on the owner's LAN) is not.
       const readonly = await page.getByTestId('agent-model-readonly').innerText();
@@ -92,7 +92,7 @@ describe('members and agent settings in a real browser', () => {
       await page.getByTestId('agent-instructions').fill('Answer briefly.');
       await page.getByTestId('agent-profile-save').click();
       await page.getByTestId('settings-saved').waitFor();
-      const saved = await harness.service.call<BotView>(member, 'GET', `/api/bots/${bot.id}`);
+      const saved = await harness.service.call<AgentView>(member, 'GET', `/api/agents/${agent.id}`);
       expect(saved.instructions).toBe('Answer briefly.');
 
       await page.goto('/settings/members');
@@ -116,16 +116,18 @@ describe('members and agent settings in a real browser', () => {
 
   it("saves an agent's own model with a write-only key, and goes back to the workspace's model", async () => {
     const owner = await signUp(harness.service.app.url);
-    const bot = await harness.service.call<BotView>(owner, 'POST', `/api/workspaces/${owner.workspaceId}/bots`, { name: 'Kai' });
+    const agent = await harness.service.call<AgentView>(owner, 'POST', `/api/workspaces/${owner.workspaceId}/agents`, {
+      name: 'Kai',
+    });
     const key = 'sk-agent-secret-7f3a9c';
     // Saving contacts no server: any public endpoint will do (loopback is the instance admin's call).
     const endpoint = 'https://models.example.test/v1';
     const { context, page } = await harness.newPage({ cookie: owner.cookie, locale: 'en' });
     try {
-      await page.goto(`/agents/${bot.id}`);
+      await page.goto(`/agents/${agent.id}`);
       await page.getByTestId('agent-menu').locator('summary').click();
       await page.getByTestId('agent-settings-link').click();
-      await page.waitForURL(`**/agents/${bot.id}/settings`);
+      await page.waitForURL(`**/agents/${agent.id}/settings`);
 
       await page.getByTestId('agent-name').fill('Kai the second');
       await page.getByTestId('agent-avatar-shuffle').click();
@@ -141,14 +143,14 @@ describe('members and agent settings in a real browser', () => {
       await page.getByTestId('agent-model-key-input').fill(key);
       await page.getByTestId('agent-model-save').click();
       await page.getByTestId('agent-model-key-masked').waitFor();
-      let saved = await harness.service.call<BotView>(owner, 'GET', `/api/bots/${bot.id}`);
+      let saved = await harness.service.call<AgentView>(owner, 'GET', `/api/agents/${agent.id}`);
       expect(saved).toMatchObject({
         name: 'Kai the second',
         computerMode: 'private',
         hasModelApiKey: true,
         modelSettings: { provider: 'openai-chat', baseUrl: endpoint, model: 'big-model' },
       });
-      expect(saved.avatarSeed).not.toBe(bot.avatarSeed);
+      expect(saved.avatarSeed).not.toBe(agent.avatarSeed);
       // Written once, never shown again: not in the page, not after a reload.
       await page.reload();
       await page.getByTestId('agent-model-key-masked').waitFor();
@@ -157,7 +159,7 @@ describe('members and agent settings in a real browser', () => {
       await page.getByTestId('agent-model-workspace').check();
       await page.getByTestId('agent-model-save').click();
       await page.getByTestId('agent-model').getByTestId('settings-saved').waitFor();
-      saved = await harness.service.call<BotView>(owner, 'GET', `/api/bots/${bot.id}`);
+      saved = await harness.service.call<AgentView>(owner, 'GET', `/api/agents/${agent.id}`);
       expect(saved).toMatchObject({ hasModelApiKey: false, modelSettings: {} });
     } finally {
       await context.close();

@@ -28,15 +28,15 @@ describe('a parked run blocking the agent, in the browser', () => {
   it('shows the queued message waiting for the other chat, and dismissing that run lets it go ahead', async () => {
     const service = harness.service;
     const user = await signUp(service.app.url);
-    const bot = await service.call<{ id: string }>(user, 'POST', `/api/workspaces/${user.workspaceId}/bots`, { name: 'Ada' });
-    const pizza = await service.call<{ id: string }>(user, 'POST', `/api/bots/${bot.id}/sessions`, { title: '訂披薩' });
+    const agent = await service.call<{ id: string }>(user, 'POST', `/api/workspaces/${user.workspaceId}/agents`, { name: 'Ada' });
+    const pizza = await service.call<{ id: string }>(user, 'POST', `/api/agents/${agent.id}/chats`, { title: '訂披薩' });
     const asked = await service.send(user, pizza.id, 'order a pizza');
     await service.runUntil(user, asked.run.id, (run) => run.status === 'waiting_input');
-    const weekend = await service.call<{ id: string }>(user, 'POST', `/api/bots/${bot.id}/sessions`, { title: '週末計畫' });
+    const weekend = await service.call<{ id: string }>(user, 'POST', `/api/agents/${agent.id}/chats`, { title: '週末計畫' });
 
     const { context, page } = await harness.newPage({ cookie: user.cookie, viewport: { width: 390, height: 844 } });
     try {
-      await page.goto(`/agents/${bot.id}?session=${weekend.id}`);
+      await page.goto(`/agents/${agent.id}?chat=${weekend.id}`);
       await page.getByTestId('composer').fill('hello');
       await page.getByTestId('composer').press('Enter');
 

@@ -68,20 +68,20 @@ async function pointerAt(display: number): Promise<string> {
 describe('the /view proxy of the web server', () => {
   const harness = new WebHarness();
   let owner: TestUser;
-  let botId: string;
+  let agentId: string;
 
-  const ticket = async (user: TestUser, bot: string) => {
-    const res = await harness.service.raw(user, 'POST', `/api/bots/${bot}/computer/viewer-ticket`, { mode: 'view' });
+  const ticket = async (user: TestUser, agent: string) => {
+    const res = await harness.service.raw(user, 'POST', `/api/agents/${agent}/computer/viewer-ticket`, { mode: 'view' });
     return { status: res.status, ticket: res.ok ? ((await res.json()) as { ticket: string }).ticket : '' };
   };
 
   beforeAll(async () => {
     await harness.start(() => ({ text: 'unused' }));
     owner = await signUp(harness.service.app.url);
-    botId = (
-      await harness.service.call<{ id: string }>(owner, 'POST', `/api/workspaces/${owner.workspaceId}/bots`, { name: 'Viewer' })
+    agentId = (
+      await harness.service.call<{ id: string }>(owner, 'POST', `/api/workspaces/${owner.workspaceId}/agents`, { name: 'Viewer' })
     ).id;
-    await harness.service.call(owner, 'POST', `/api/bots/${botId}/computer/boot`);
+    await harness.service.call(owner, 'POST', `/api/agents/${agentId}/computer/boot`);
   }, 180_000);
 
   afterAll(async () => {
@@ -89,7 +89,7 @@ describe('the /view proxy of the web server', () => {
   }, 120_000);
 
   it("carries the screen's VNC stream to the signed-in person the ticket is for, once", async () => {
-    const { ticket: issued } = await ticket(owner, botId);
+    const { ticket: issued } = await ticket(owner, agentId);
     const first = await openView(harness.webUrl, issued, owner.cookie);
     expect(first).toEqual({ status: 101, firstBytes: 'RFB 003.008\n' });
     // Single use: the same URL again is refused.
@@ -97,15 +97,15 @@ describe('the /view proxy of the web server', () => {
   });
 
   it('refuses a view without a sign-in, or with the ticket of someone else', async () => {
-    expect((await openView(harness.webUrl, (await ticket(owner, botId)).ticket, null)).status).toBe(401);
+    expect((await openView(harness.webUrl, (await ticket(owner, agentId)).ticket, null)).status).toBe(401);
     const stranger = await signUp(harness.service.app.url);
-    expect((await openView(harness.webUrl, (await ticket(owner, botId)).ticket, stranger.cookie)).status).toBe(403);
+    expect((await openView(harness.webUrl, (await ticket(owner, agentId)).ticket, stranger.cookie)).status).toBe(403);
     // Nor can the stranger get a ticket for the owner's agent: another workspace's agent does not exist for them.
-    expect((await ticket(stranger, botId)).status).toBe(404);
+    expect((await ticket(stranger, agentId)).status).toBe(404);
   });
 
   it("refuses another site's page, though the person is signed in and the ticket good", async () => {
-    const { ticket: issued } = await ticket(owner, botId);
+    const { ticket: issued } = await ticket(owner, agentId);
     const port = Number(new URL(harness.webUrl).port);
     // Another port of the same host: the same site for the cookie, not the same origin.
     expect((await openView(harness.webUrl, issued, owner.cookie, `http://127.0.0.1:${port + 1}`)).status).toBe(403);
@@ -120,7 +120,7 @@ describe('the /view proxy of the web server', () => {
 
   it('refuses to switch a connection to control without a control ticket', async () => {
     const id = connectionId();
-    const view = await ticket(owner, botId);
+    const view = await ticket(owner, agentId);
     const client = await RfbClient.connect(`${harness.webUrl.replace('http', 'ws')}/view/${view.ticket}?c=${id}`, owner.cookie);
     try {
       const switchTo = (connection: string, withTicket: string) =>
@@ -130,7 +130,7 @@ describe('the /view proxy of the web server', () => {
           body: JSON.stringify({ ticket: withTicket }),
         });
       // A ticket to watch is no ticket to drive; a made-up one is refused by the API; neither signs the page out.
-      const watchTicket = await switchTo(id, (await ticket(owner, botId)).ticket);
+      const watchTicket = await switchTo(id, (await ticket(owner, agentId)).ticket);
       expect([watchTicket.status, ((await watchTicket.json()) as { error: { message: string } }).error.message]).toEqual([
         403,
         'take control of the screen first',
@@ -148,13 +148,22 @@ describe('the /view proxy of the web server', () => {
   it('stops the input of a driving connection once its control ends elsewhere, though the page never asks', async () => {
     // Typing for a person (what VNC cannot type) needs the hold too.
     const typeFor = async () =>
-      (await harness.service.raw(owner, 'POST', `/api/bots/${botId}/computer/type`, { text: '你好' })).status;
+      (await harness.service.raw(owner, 'POST', `/api/agents/${agentId}/computer/type`, { text: '你好' })).status;
     expect(await typeFor()).toBe(403);
-    await harness.service.call(owner, 'POST', `/api/bots/${botId}/computer/takeover`);
-    const issued = await harness.service.call<{ ticket: string }>(owner, 'POST', `/api/bots/${botId}/computer/viewer-ticket`, {
-      mode: 'control',
-    });
-    const { screen } = await harness.service.call<{ screen: { display: number } }>(owner, 'GET', `/api/bots/${botId}/computer`);
+    await harness.service.call(owner, 'POST', `/api/agents/${agentId}/computer/takeover`);
+    const issued = await harness.service.call<{ ticket: string }>(
+      owner,
+      'POST',
+      `/api/agents/${agentId}/computer/viewer-ticket`,
+      {
+        mode: 'control',
+      },
+    );
+    const { screen } = await harness.service.call<{ screen: { display: number } }>(
+      owner,
+      'GET',
+      `/api/agents/${agentId}/computer`,
+    );
     const url = `${harness.webUrl.replace('http', 'ws')}/view/${issued.ticket}?c=${connectionId()}`;
     const client = await RfbClient.connect(url, owner.cookie);
     try {
@@ -169,7 +178,7 @@ describe('the /view proxy of the web server', () => {
       };
       expect(await landed(101, 102)).toBe(true);
       // Handed back through the API (another tab, the lease lapsing, an admin): this connection sends no /watch.
-      await harness.service.call(owner, 'POST', `/api/bots/${botId}/computer/release`);
+      await harness.service.call(owner, 'POST', `/api/agents/${agentId}/computer/release`);
       expect(await typeFor()).toBe(403);
       // The proxy checks every second: the input is shut within a few, not at the end of the 30 s control window
       // (10 s here: on a CI machine busy with other desktops an API answer can take a few seconds).

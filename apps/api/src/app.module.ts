@@ -3,7 +3,7 @@ import { AccountsModule } from './accounts/accounts.module.js';
 import { AdminModule } from './admin/admin.module.js';
 import { AuditModule } from './audit/audit.module.js';
 import { AuthModule } from './auth/auth.module.js';
-import { BotsModule } from './bots/bots.module.js';
+import { AgentsModule } from './agents/agents.module.js';
 import { ComputersModule } from './computers/computers.module.js';
 import { API_CONFIG, type ApiConfig } from './config/api-config.js';
 import { HealthModule } from './health/health.module.js';
@@ -17,7 +17,7 @@ import { PersistenceModule } from './persistence/persistence.module.js';
 import { RealtimeModule } from './realtime/realtime.module.js';
 import { RedisModule } from './redis/redis.module.js';
 import { RunsModule } from './runs/runs.module.js';
-import { SessionsModule } from './sessions/sessions.module.js';
+import { ChatsModule } from './chats/chats.module.js';
 import { TakeoverModule } from './takeover/takeover.module.js';
 import { TenancyCoreModule } from './tenancy/tenancy-core.module.js';
 import { WorkspacesModule } from './tenancy/workspaces.module.js';
@@ -46,8 +46,8 @@ export class AppModule {
         AuthModule,
         WorkspacesModule,
         InvitationsModule,
-        BotsModule,
-        SessionsModule,
+        AgentsModule,
+        ChatsModule,
         RunsModule,
         ComputersModule,
         TakeoverModule,

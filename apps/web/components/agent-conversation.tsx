@@ -2,25 +2,23 @@
 
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useRouter, useSearchParams } from 'next/navigation';
-import type { BotView, SessionView } from '@lazyboy/contracts';
+import type { AgentView, ChatView } from '@lazyboy/contracts';
 import { fill } from '../locales';
-import { bots as botsApi, computers, sessions as sessionsApi } from '../lib/endpoints';
+import { agents as agentsApi, computers, chats as chatsApi } from '../lib/endpoints';
 import { errorText } from '../lib/error-text';
 import { useT } from '../lib/i18n';
 import { useShell } from '../lib/shell-context';
-import { useBot } from '../lib/use-bot';
-import { useSessions } from '../lib/use-sessions';
+import { useAgent } from '../lib/use-agent';
+import { useChats } from '../lib/use-chats';
 import { AgentPending } from './agent-pending';
 import { ChatHeader } from './chat-header';
-import { ChatView } from './chat-view';
+import { ChatPanel } from './chat-panel';
 import { ComputerPanel, type ComputerPanelHandle } from './computer-panel';
 import { ConfirmDialog, PromptDialog } from './dialog';
 import { ErrorBanner } from './error-banner';
-import { NEW_SESSION, SessionPicker, useSessionTitle } from './session-picker';
+import { NEW_CHAT, ChatPicker, useChatTitle } from './chat-picker';
 
-type Dialog =
-  | { kind: 'rename-session' | 'clear-session' | 'delete-session'; session: SessionView }
-  | { kind: 'rename-agent' | 'delete-agent' };
+type Dialog = { kind: 'rename-chat' | 'clear-chat' | 'delete-chat'; chat: ChatView } | { kind: 'rename-agent' | 'delete-agent' };
 
 /** A chat's title from its first message: its first line, cut short. */
 function titleFrom(text: string): string {
@@ -28,20 +26,20 @@ function titleFrom(text: string): string {
   return line.length > 60 ? `${line.slice(0, 59)}…` : line;
 }
 
-/** /agents/[botId]: the agent's chats (?session=<id>, or `new` for a chat not written in yet). */
-export function AgentConversation({ botId }: { botId: string }) {
-  const { bot, missing } = useBot(botId);
-  if (!bot) return <AgentPending missing={missing} />;
-  return <AgentChats key={bot.id} bot={bot} />;
+/** /agents/[agentId]: the agent's chats (?chat=<id>, or `new` for a chat not written in yet). */
+export function AgentConversation({ agentId }: { agentId: string }) {
+  const { agent, missing } = useAgent(agentId);
+  if (!agent) return <AgentPending missing={missing} />;
+  return <AgentChats key={agent.id} agent={agent} />;
 }
 
-function AgentChats({ bot }: { bot: BotView }) {
+function AgentChats({ agent }: { agent: AgentView }) {
   const t = useT();
   const router = useRouter();
   const shell = useShell();
   const search = useSearchParams();
-  const sessions = useSessions(bot.id);
-  const sessionTitle = useSessionTitle();
+  const chats = useChats(agent.id);
+  const chatTitle = useChatTitle();
   const [computerOpen, setComputerOpen] = useState(false);
   // Opening the computer from the agent's takeover question also takes over; the header toggle only shows it.
   const [takeoverRequest, setTakeoverRequest] = useState(0);
@@ -50,42 +48,42 @@ function AgentChats({ bot }: { bot: BotView }) {
   const [dialogError, setDialogError] = useState<string | null>(null);
   const [draftNo, setDraftNo] = useState(0);
   // A draft that created its chat keeps its view (and its messages being sent) under the chat's id.
-  const [adopted, setAdopted] = useState<{ sessionId: string; key: string } | null>(null);
+  const [adopted, setAdopted] = useState<{ chatId: string; key: string } | null>(null);
   // Bumped after a clear: the chat view starts over from the (now empty) chat.
   const [epoch, setEpoch] = useState(0);
 
-  const param = search.get('session');
-  const selectedId = param && param !== NEW_SESSION ? param : null;
-  const list = sessions.list;
+  const param = search.get('chat');
+  const selectedId = param && param !== NEW_CHAT ? param : null;
+  const list = chats.list;
 
   const go = useCallback(
-    (session: string | null, replace = false) => {
-      const url = session ? `/agents/${bot.id}?session=${encodeURIComponent(session)}` : `/agents/${bot.id}`;
+    (chat: string | null, replace = false) => {
+      const url = chat ? `/agents/${agent.id}?chat=${encodeURIComponent(chat)}` : `/agents/${agent.id}`;
       window.history[replace ? 'replaceState' : 'pushState'](null, '', url);
     },
-    [bot.id],
+    [agent.id],
   );
 
   // No chat named: open the most recent one, or a new one when there is none.
   useEffect(() => {
     if (!list) return;
     if (param === null && list[0]) go(list[0].id, true);
-    else if (selectedId && !list.some((s) => s.id === selectedId) && adopted?.sessionId !== selectedId) go(null, true);
+    else if (selectedId && !list.some((s) => s.id === selectedId) && adopted?.chatId !== selectedId) go(null, true);
   }, [list, param, selectedId, adopted, go]);
 
   const draftKey = `draft-${draftNo}`;
-  const chatKey = selectedId ? (adopted?.sessionId === selectedId ? adopted.key : selectedId) : draftKey;
+  const chatKey = selectedId ? (adopted?.chatId === selectedId ? adopted.key : selectedId) : draftKey;
   const waitingForList = param === null && !list;
 
-  const createSession = useCallback(
+  const createChat = useCallback(
     async (firstText: string) => {
-      const session = await sessionsApi.create(bot.id, titleFrom(firstText) || undefined);
-      sessions.put(session);
-      setAdopted({ sessionId: session.id, key: draftKey });
-      go(session.id, true);
-      return session.id;
+      const chat = await chatsApi.create(agent.id, titleFrom(firstText) || undefined);
+      chats.put(chat);
+      setAdopted({ chatId: chat.id, key: draftKey });
+      go(chat.id, true);
+      return chat.id;
     },
-    [bot.id, sessions, draftKey, go],
+    [agent.id, chats, draftKey, go],
   );
 
   function closeComputer() {
@@ -97,7 +95,7 @@ function AgentChats({ bot }: { bot: BotView }) {
   /** The open panel stops its input at the view proxy before the release; without it, the release alone does. */
   async function handBack() {
     if (computerPanel.current) await computerPanel.current.handBack();
-    else await computers.release(bot.id);
+    else await computers.release(agent.id);
   }
 
   function openDialog(next: Dialog) {
@@ -116,46 +114,46 @@ function AgentChats({ bot }: { bot: BotView }) {
 
   return (
     <div className="conversation-layout" data-computer-open={computerOpen ? 'true' : undefined}>
-      <section className="conversation" data-testid="conversation" data-bot-id={bot.id}>
+      <section className="conversation" data-testid="conversation" data-agent-id={agent.id}>
         <ChatHeader
-          bot={bot}
+          agent={agent}
           computerOpen={computerOpen}
           onToggleComputer={() => (computerOpen ? closeComputer() : setComputerOpen(true))}
           onRename={() => openDialog({ kind: 'rename-agent' })}
           onDelete={() => openDialog({ kind: 'delete-agent' })}
         />
         <div className="chat-toolbar">
-          <SessionPicker
-            sessions={list}
+          <ChatPicker
+            chats={list}
             selectedId={selectedId}
             onSelect={(id) => go(id)}
             onNew={() => {
               setDraftNo((n) => n + 1);
-              go(NEW_SESSION);
+              go(NEW_CHAT);
             }}
-            onRename={(session) => openDialog({ kind: 'rename-session', session })}
-            onClear={(session) => openDialog({ kind: 'clear-session', session })}
-            onDelete={(session) => openDialog({ kind: 'delete-session', session })}
+            onRename={(chat) => openDialog({ kind: 'rename-chat', chat })}
+            onClear={(chat) => openDialog({ kind: 'clear-chat', chat })}
+            onDelete={(chat) => openDialog({ kind: 'delete-chat', chat })}
           />
         </div>
-        {sessions.error !== null && <ErrorBanner message={errorText(sessions.error, t)} onRetry={sessions.reload} />}
+        {chats.error !== null && <ErrorBanner message={errorText(chats.error, t)} onRetry={chats.reload} />}
         {waitingForList ? (
           <p className="chat-loading">{t.loading}</p>
         ) : (
-          <ChatView
+          <ChatPanel
             key={`${chatKey}#${epoch}`}
-            bot={bot}
-            sessionId={selectedId}
-            createSession={createSession}
-            onActivity={sessions.touch}
+            agent={agent}
+            chatId={selectedId}
+            createChat={createChat}
+            onActivity={chats.touch}
             onOpenComputer={() => {
               setComputerOpen(true);
               setTakeoverRequest((n) => n + 1);
             }}
             onHandBack={handBack}
             chatTitle={(id) => {
-              const session = list?.find((s) => s.id === id);
-              return session ? sessionTitle(session) : null;
+              const chat = list?.find((s) => s.id === id);
+              return chat ? chatTitle(chat) : null;
             }}
           />
         )}
@@ -174,21 +172,21 @@ function AgentChats({ bot }: { bot: BotView }) {
               ✕
             </button>
           </div>
-          <ComputerPanel ref={computerPanel} botId={bot.id} takeoverRequest={takeoverRequest} />
+          <ComputerPanel ref={computerPanel} agentId={agent.id} takeoverRequest={takeoverRequest} />
         </aside>
       )}
-      {dialog?.kind === 'rename-session' && (
+      {dialog?.kind === 'rename-chat' && (
         <PromptDialog
           title={t.renameChat}
           label={t.chatTitle}
-          initial={dialog.session.title || sessionTitle(dialog.session)}
+          initial={dialog.chat.title || chatTitle(dialog.chat)}
           maxLength={200}
           error={dialogError}
           onClose={() => setDialog(null)}
-          onSubmit={(title) => act(async () => sessions.put(await sessionsApi.rename(dialog.session.id, title)))}
+          onSubmit={(title) => act(async () => chats.put(await chatsApi.rename(dialog.chat.id, title)))}
         />
       )}
-      {dialog?.kind === 'clear-session' && (
+      {dialog?.kind === 'clear-chat' && (
         <ConfirmDialog
           title={t.clearChat}
           body={t.clearChatConfirm}
@@ -198,13 +196,13 @@ function AgentChats({ bot }: { bot: BotView }) {
           onClose={() => setDialog(null)}
           onConfirm={() =>
             act(async () => {
-              await sessionsApi.clear(dialog.session.id);
+              await chatsApi.clear(dialog.chat.id);
               setEpoch((n) => n + 1);
             })
           }
         />
       )}
-      {dialog?.kind === 'delete-session' && (
+      {dialog?.kind === 'delete-chat' && (
         <ConfirmDialog
           title={t.deleteChat}
           body={t.deleteChatConfirm}
@@ -214,9 +212,9 @@ function AgentChats({ bot }: { bot: BotView }) {
           onClose={() => setDialog(null)}
           onConfirm={() =>
             act(async () => {
-              await sessionsApi.remove(dialog.session.id);
-              sessions.drop(dialog.session.id);
-              if (dialog.session.id === selectedId) go(null, true);
+              await chatsApi.remove(dialog.chat.id);
+              chats.drop(dialog.chat.id);
+              if (dialog.chat.id === selectedId) go(null, true);
             })
           }
         />
@@ -225,26 +223,26 @@ function AgentChats({ bot }: { bot: BotView }) {
         <PromptDialog
           title={t.renameAgent}
           label={t.agentName}
-          initial={bot.name}
+          initial={agent.name}
           maxLength={80}
           error={dialogError}
           onClose={() => setDialog(null)}
-          onSubmit={(name) => act(async () => shell.putBot(await botsApi.update(bot.id, { name })))}
+          onSubmit={(name) => act(async () => shell.putAgent(await agentsApi.update(agent.id, { name })))}
         />
       )}
       {dialog?.kind === 'delete-agent' && (
         <ConfirmDialog
           title={t.deleteAgent}
-          body={fill(t.deleteAgentConfirm, { name: bot.name })}
+          body={fill(t.deleteAgentConfirm, { name: agent.name })}
           confirmLabel={t.deleteAgent}
           danger
           error={dialogError}
           onClose={() => setDialog(null)}
           onConfirm={() =>
             act(async () => {
-              await botsApi.remove(bot.id);
+              await agentsApi.remove(agent.id);
               router.push('/');
-              shell.dropBot(bot.id);
+              shell.dropAgent(agent.id);
             })
           }
         />

@@ -3,7 +3,7 @@
 import Link from 'next/link';
 import { fill } from '../locales';
 import { agentStatusLabel } from '../lib/agent-status-label';
-import { botStatus } from '../lib/bot-status';
+import { liveAgentStatus } from '../lib/live-agent-status';
 import { useT } from '../lib/i18n';
 import { useShell } from '../lib/shell-context';
 import { Blobatar } from './blobatar';
@@ -13,7 +13,7 @@ import { NewAgentForm } from './new-agent-form';
 /** `/`: the workspace's agents as cards; on a phone this is the way in, with the drawer closed. */
 export function AgentHome() {
   const t = useT();
-  const { me, workspace, bots, runs } = useShell();
+  const { me, workspace, agents, runs } = useShell();
   return (
     <div className="home">
       <header className="home-header">
@@ -23,30 +23,30 @@ export function AgentHome() {
           <p className="home-sub">{fill(t.homeIntro, { workspace: workspace.name })}</p>
         </div>
       </header>
-      {bots === null ? (
+      {agents === null ? (
         <p className="chat-loading">{t.loading}</p>
       ) : (
         <>
-          {bots.length === 0 && (
+          {agents.length === 0 && (
             <div className="home-empty" data-testid="home-empty">
               <Blobatar seed="lazyboy" size={96} />
               <p>{t.homeEmpty}</p>
             </div>
           )}
           <ul className="agent-cards">
-            {bots.map((bot) => {
-              const status = botStatus(runs, bot.id);
+            {agents.map((agent) => {
+              const status = liveAgentStatus(runs, agent.id);
               return (
-                <li key={bot.id}>
+                <li key={agent.id}>
                   <Link
-                    href={`/agents/${bot.id}`}
+                    href={`/agents/${agent.id}`}
                     className="agent-card"
                     data-testid="agent-card"
-                    data-bot-id={bot.id}
+                    data-agent-id={agent.id}
                     data-status={status.kind}
                   >
-                    <Blobatar seed={bot.avatarSeed} size={64} status={status.kind} />
-                    <span className="agent-card-name">{bot.name}</span>
+                    <Blobatar seed={agent.avatarSeed} size={64} status={status.kind} />
+                    <span className="agent-card-name">{agent.name}</span>
                     <span className="agent-card-status">{agentStatusLabel(status, t)}</span>
                   </Link>
                 </li>

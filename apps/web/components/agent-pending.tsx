@@ -3,7 +3,7 @@
 import Link from 'next/link';
 import { useT } from '../lib/i18n';
 
-/** An agent's page before its agent is known (useBot): loading, or not found. */
+/** An agent's page before its agent is known (useAgent): loading, or not found. */
 export function AgentPending({ missing }: { missing: boolean }) {
   const t = useT();
   return (

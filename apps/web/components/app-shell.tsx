@@ -2,9 +2,9 @@
 
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from 'react';
 import { usePathname, useRouter } from 'next/navigation';
-import type { BotView, RunView, WorkspaceSummaryView } from '@lazyboy/contracts';
+import type { AgentView, RunView, WorkspaceSummaryView } from '@lazyboy/contracts';
 import { isAbort } from '../lib/api';
-import { bots as botsApi, runs as runsApi } from '../lib/endpoints';
+import { agents as agentsApi, runs as runsApi } from '../lib/endpoints';
 import { errorText } from '../lib/error-text';
 import { useT } from '../lib/i18n';
 import { useRealtimeEvents, useRealtimeRoom } from '../lib/realtime';
@@ -93,8 +93,8 @@ function WorkspaceShell({ me, workspace, onSelectWorkspace, onRefreshMe, childre
   const t = useT();
   const router = useRouter();
   const pathname = usePathname();
-  const [bots, setBots] = useState<BotView[] | null>(null);
-  const [botsError, setBotsError] = useState<unknown>(null);
+  const [agents, setAgents] = useState<AgentView[] | null>(null);
+  const [agentsError, setAgentsError] = useState<unknown>(null);
   const [runs, dispatch] = useReducer(runsReducer, EMPTY_RUNS);
   const [drawerOpen, setDrawerOpen] = useState(false);
   const runsVersion = useRef(0);
@@ -108,11 +108,11 @@ function WorkspaceShell({ me, workspace, onSelectWorkspace, onRefreshMe, childre
     async (signal?: AbortSignal) => {
       const requestedAt = runsVersion.current;
       try {
-        const list = await botsApi.list(workspace.id, signal);
-        setBots(list);
-        setBotsError(null);
+        const list = await agentsApi.list(workspace.id, signal);
+        setAgents(list);
+        setAgentsError(null);
       } catch (error) {
-        if (!isAbort(error)) setBotsError(error);
+        if (!isAbort(error)) setAgentsError(error);
       }
       try {
         const active = await runsApi.activeOfWorkspace(workspace.id, signal);
@@ -147,15 +147,17 @@ function WorkspaceShell({ me, workspace, onSelectWorkspace, onRefreshMe, childre
     () => ({
       me,
       workspace,
-      bots,
+      agents,
       runs,
       applyRunAnswer: (run) => dispatch({ type: 'update', run, from: 'answer' }),
-      putBot: (bot) =>
-        setBots((list) => {
+      putAgent: (agent) =>
+        setAgents((list) => {
           const current = list ?? [];
-          return current.some((b) => b.id === bot.id) ? current.map((b) => (b.id === bot.id ? bot : b)) : [...current, bot];
+          return current.some((b) => b.id === agent.id)
+            ? current.map((b) => (b.id === agent.id ? agent : b))
+            : [...current, agent];
         }),
-      dropBot: (botId) => setBots((list) => list?.filter((b) => b.id !== botId) ?? list),
+      dropAgent: (agentId) => setAgents((list) => list?.filter((b) => b.id !== agentId) ?? list),
       selectWorkspace: (workspaceId, options) => {
         if (workspaceId === workspace.id) return;
         onSelectWorkspace(workspaceId);
@@ -163,9 +165,9 @@ function WorkspaceShell({ me, workspace, onSelectWorkspace, onRefreshMe, childre
       },
       openDrawer: () => setDrawerOpen(true),
       refreshMe: onRefreshMe,
-      reloadBots: () => void load(),
+      reloadAgents: () => void load(),
     }),
-    [me, workspace, bots, runs, onSelectWorkspace, onRefreshMe, router, load],
+    [me, workspace, agents, runs, onSelectWorkspace, onRefreshMe, router, load],
   );
 
   return (
@@ -174,7 +176,7 @@ function WorkspaceShell({ me, workspace, onSelectWorkspace, onRefreshMe, childre
         <Sidebar onClose={() => setDrawerOpen(false)} />
         {drawerOpen && <div className="drawer-backdrop" aria-hidden="true" onClick={() => setDrawerOpen(false)} />}
         <main className="shell-main">
-          {botsError !== null && <ErrorBanner message={errorText(botsError, t)} onRetry={() => void load()} />}
+          {agentsError !== null && <ErrorBanner message={errorText(agentsError, t)} onRetry={() => void load()} />}
           {children}
         </main>
       </div>

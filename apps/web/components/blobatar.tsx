@@ -11,7 +11,7 @@ export interface BlobatarProps {
   className?: string;
 }
 
-/** FNV-1a: small, fast, and spreads similar seeds ("bot-1", "bot-2") far apart. */
+/** FNV-1a: small, fast, and spreads similar seeds ("agent-1", "agent-2") far apart. */
 function hash(text: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {

@@ -1,9 +1,9 @@
 'use client';
 
 import { useRouter } from 'next/navigation';
-import type { BotView } from '@lazyboy/contracts';
+import type { AgentView } from '@lazyboy/contracts';
 import { agentStatusLabel } from '../lib/agent-status-label';
-import { botStatus } from '../lib/bot-status';
+import { liveAgentStatus } from '../lib/live-agent-status';
 import { useT } from '../lib/i18n';
 import { useConnectionState } from '../lib/realtime';
 import { useShell } from '../lib/shell-context';
@@ -12,26 +12,26 @@ import { DrawerToggle } from './drawer-toggle';
 import { Menu } from './menu';
 
 interface ChatHeaderProps {
-  bot: BotView;
+  agent: AgentView;
   computerOpen: boolean;
   onToggleComputer(): void;
   onRename(): void;
   onDelete(): void;
 }
 
-export function ChatHeader({ bot, computerOpen, onToggleComputer, onRename, onDelete }: ChatHeaderProps) {
+export function ChatHeader({ agent, computerOpen, onToggleComputer, onRename, onDelete }: ChatHeaderProps) {
   const t = useT();
   const router = useRouter();
   const { runs } = useShell();
   const connection = useConnectionState();
-  const status = botStatus(runs, bot.id);
+  const status = liveAgentStatus(runs, agent.id);
   return (
     <header className="chat-header">
       <DrawerToggle />
-      <Blobatar seed={bot.avatarSeed} size={40} status={status.kind} />
+      <Blobatar seed={agent.avatarSeed} size={40} status={status.kind} />
       <div className="chat-header-text">
         <h1 className="chat-title" data-testid="agent-title">
-          {bot.name}
+          {agent.name}
         </h1>
         <span className="chat-status" data-testid="chat-agent-status" data-status={status.kind}>
           {connection === 'reconnecting' || connection === 'disconnected' ? t.reconnecting : agentStatusLabel(status, t)}
@@ -53,7 +53,7 @@ export function ChatHeader({ bot, computerOpen, onToggleComputer, onRename, onDe
           <span className="label-wide">{t.computer}</span>
         </button>
         <Menu trigger="⋯" label={t.agentActions} testId="agent-menu" className="menu-right">
-          <button type="button" data-testid="agent-settings-link" onClick={() => router.push(`/agents/${bot.id}/settings`)}>
+          <button type="button" data-testid="agent-settings-link" onClick={() => router.push(`/agents/${agent.id}/settings`)}>
             {t.agentSettings}
           </button>
           <button type="button" data-testid="agent-rename" onClick={onRename}>

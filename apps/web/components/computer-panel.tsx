@@ -19,14 +19,14 @@ export interface ComputerPanelHandle {
 }
 
 interface ComputerPanelProps {
-  botId: string;
+  agentId: string;
   /** Bumped each time the person opens the computer to answer the agent's takeover request: take over then. */
   takeoverRequest?: number;
   ref?: Ref<ComputerPanelHandle>;
 }
 
 /** The agent's desktop, live: watched by default, driven after a takeover, handed back to the agent. */
-export function ComputerPanel({ botId, takeoverRequest = 0, ref }: ComputerPanelProps) {
+export function ComputerPanel({ agentId, takeoverRequest = 0, ref }: ComputerPanelProps) {
   const t = useT();
   const { me } = useShell();
   const screen = useRef<VncFrameHandle>(null);
@@ -41,7 +41,7 @@ export function ComputerPanel({ botId, takeoverRequest = 0, ref }: ComputerPanel
     performance.mark('lazyboy:panel-open');
   }, []);
 
-  const { snapshot, session } = useComputer(botId, me.user.id, () => {
+  const { snapshot, viewer } = useComputer(agentId, me.user.id, () => {
     if (marked.current.frame) return;
     marked.current.frame = true;
     performance.mark('lazyboy:first-frame');
@@ -50,14 +50,14 @@ export function ComputerPanel({ botId, takeoverRequest = 0, ref }: ComputerPanel
   useImperativeHandle(
     ref,
     () => ({
-      handBack: () => (session ? session.handBack() : computers.release(botId).then(() => undefined)),
+      handBack: () => (viewer ? viewer.handBack() : computers.release(agentId).then(() => undefined)),
     }),
-    [session, botId],
+    [viewer, agentId],
   );
 
   useEffect(() => {
-    if (takeoverRequest > 0) session?.requestTakeover();
-  }, [session, takeoverRequest]);
+    if (takeoverRequest > 0) viewer?.requestTakeover();
+  }, [viewer, takeoverRequest]);
 
   useEffect(() => {
     if (pasteNote === 0) return;
@@ -66,7 +66,7 @@ export function ComputerPanel({ botId, takeoverRequest = 0, ref }: ComputerPanel
   }, [pasteNote]);
 
   function sendPaste(text: string) {
-    if (!session?.paste(text)) return;
+    if (!viewer?.paste(text)) return;
     setPasteOpen(false);
     setPasteNote((n) => n + 1);
     screen.current?.focus();
@@ -91,7 +91,7 @@ export function ComputerPanel({ botId, takeoverRequest = 0, ref }: ComputerPanel
     <div
       className="computer-panel"
       data-testid="computer-panel"
-      data-bot-id={botId}
+      data-agent-id={agentId}
       data-stage={stage}
       data-control={control}
       data-driving={driving ? 'true' : undefined}
@@ -101,13 +101,13 @@ export function ComputerPanel({ botId, takeoverRequest = 0, ref }: ComputerPanel
         control={control}
         driving={driving}
         switching={switching}
-        canTakeOver={session !== null && snapshot.view !== null && stage !== 'offline' && stage !== 'error'}
-        onTakeOver={() => void session?.takeOver()}
-        onHandBack={() => void session?.handBack()}
+        canTakeOver={viewer !== null && snapshot.view !== null && stage !== 'offline' && stage !== 'error'}
+        onTakeOver={() => void viewer?.takeOver()}
+        onHandBack={() => void viewer?.handBack()}
         onPaste={() => void paste()}
         onKeyboard={() => {
           // Both: the message lets the frame check it still drives; the direct focus is what iOS needs.
-          if (session?.openKeyboard()) screen.current?.focusKeys();
+          if (viewer?.openKeyboard()) screen.current?.focusKeys();
         }}
       />
       {actionError !== null && (
@@ -122,8 +122,8 @@ export function ComputerPanel({ botId, takeoverRequest = 0, ref }: ComputerPanel
       )}
       {inControl && pasteOpen && <PastePrompt onSend={sendPaste} onCancel={() => setPasteOpen(false)} />}
       <div className="computer-screen" data-in-control={inControl ? 'true' : undefined}>
-        <VncFrame ref={screen} session={session} title={t.computerScreenTitle} />
-        <ComputerOverlay snapshot={snapshot} onStart={() => session?.startComputer()} />
+        <VncFrame ref={screen} viewer={viewer} title={t.computerScreenTitle} />
+        <ComputerOverlay snapshot={snapshot} onStart={() => viewer?.startComputer()} />
       </div>
     </div>
   );

@@ -1,7 +1,7 @@
 'use client';
 
 import { useLayoutEffect, useRef, type ReactNode } from 'react';
-import type { BotView, MessageView } from '@lazyboy/contracts';
+import type { AgentView, MessageView } from '@lazyboy/contracts';
 import type { PendingMessage } from '../lib/chat-state';
 import { formatMessageTime } from '../lib/format';
 import { useLocale, useT } from '../lib/i18n';
@@ -10,7 +10,7 @@ import { MessageText } from './message-text';
 import { RunNotice } from './run-notice';
 
 interface MessageListProps {
-  bot: BotView;
+  agent: AgentView;
   messages: readonly MessageView[];
   pending: readonly PendingMessage[];
   hasOlder: boolean;
@@ -27,7 +27,7 @@ interface MessageListProps {
 const STICK_PX = 96;
 
 export function MessageList({
-  bot,
+  agent,
   messages,
   pending,
   hasOlder,
@@ -86,11 +86,11 @@ export function MessageList({
             data-progress={message.progress ? 'true' : undefined}
             data-notice={message.notice?.code}
           >
-            {message.role === 'assistant' && <Blobatar seed={bot.avatarSeed} size={28} className="message-avatar" />}
+            {message.role === 'assistant' && <Blobatar seed={agent.avatarSeed} size={28} className="message-avatar" />}
             <div className="message-body">
               {message.progress && <span className="message-kicker">{t.progressNote}</span>}
               <div className="bubble">
-                {message.notice ? <RunNotice notice={message.notice} botId={bot.id} /> : <MessageText text={message.text} />}
+                {message.notice ? <RunNotice notice={message.notice} agentId={agent.id} /> : <MessageText text={message.text} />}
               </div>
               <time className="message-meta" dateTime={message.createdAt}>
                 {formatMessageTime(message.createdAt, locale)}

@@ -3,7 +3,7 @@
 import { useId, useState, type FormEvent } from 'react';
 import { useRouter } from 'next/navigation';
 import type { ComputerMode } from '@lazyboy/contracts';
-import { bots as botsApi } from '../lib/endpoints';
+import { agents as agentsApi } from '../lib/endpoints';
 import { errorText } from '../lib/error-text';
 import { useT } from '../lib/i18n';
 import { randomToken } from '../lib/random-token';
@@ -15,7 +15,7 @@ import { Blobatar } from './blobatar';
 export function NewAgentForm({ testIdPrefix = 'new-agent' }: { testIdPrefix?: string }) {
   const t = useT();
   const router = useRouter();
-  const { workspace, putBot } = useShell();
+  const { workspace, putAgent } = useShell();
   const [open, setOpen] = useState(false);
   const [name, setName] = useState('');
   const [mode, setMode] = useState<ComputerMode>('team');
@@ -39,10 +39,10 @@ export function NewAgentForm({ testIdPrefix = 'new-agent' }: { testIdPrefix?: st
     setBusy(true);
     setError(null);
     try {
-      const bot = await botsApi.create(workspace.id, { name: trimmed, avatarSeed: seed, computerMode: mode });
-      putBot(bot);
+      const agent = await agentsApi.create(workspace.id, { name: trimmed, avatarSeed: seed, computerMode: mode });
+      putAgent(agent);
       setOpen(false);
-      router.push(`/agents/${bot.id}`);
+      router.push(`/agents/${agent.id}`);
     } catch (failure) {
       setError(errorText(failure, t));
     } finally {

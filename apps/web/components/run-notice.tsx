@@ -12,12 +12,12 @@ import { ProviderText } from './provider-text';
  * The message a run ended with on an error or a guard, in the person's language (the API's English text
  * stays out of the page), with the provider's own words and where to fix a model problem.
  */
-export function RunNotice({ notice, botId }: { notice: MessageNotice; botId: string }) {
+export function RunNotice({ notice, agentId }: { notice: MessageNotice; agentId: string }) {
   const t = useT();
-  const { workspace, bots } = useShell();
+  const { workspace, agents } = useShell();
   const modelProblem = isModelSettingsProblem(notice.code);
   // The agent's own model, when it has one, is where a model problem is fixed.
-  const ownModel = bots?.find((b) => b.id === botId)?.modelReadiness.source === 'bot';
+  const ownModel = agents?.find((b) => b.id === agentId)?.modelReadiness.source === 'agent';
   return (
     <div className="run-notice" data-testid="run-notice" data-code={notice.code}>
       <p className="run-notice-text">{runErrorText(notice.code, t)}</p>
@@ -25,7 +25,7 @@ export function RunNotice({ notice, botId }: { notice: MessageNotice; botId: str
       {modelProblem &&
         (canManage(workspace.role) ? (
           <Link
-            href={ownModel ? `/agents/${botId}/settings` : '/settings'}
+            href={ownModel ? `/agents/${agentId}/settings` : '/settings'}
             className="run-notice-link"
             data-testid="run-notice-settings"
           >

@@ -2,18 +2,18 @@ import { describe, expect, it } from '@jest/globals';
 import type { RunView } from '@lazyboy/contracts';
 import { blockingParkedRun } from './blocking-run';
 
-type R = Pick<RunView, 'id' | 'status' | 'botId' | 'sessionId' | 'createdAt'>;
+type R = Pick<RunView, 'id' | 'status' | 'agentId' | 'chatId' | 'createdAt'>;
 const run = (
   id: string,
   status: RunView['status'],
-  sessionId: string,
-  botId = 'ada',
+  chatId: string,
+  agentId = 'ada',
   createdAt = `2026-01-01T00:00:0${id.length}Z`,
 ): R => ({
   id,
   status,
-  botId,
-  sessionId,
+  agentId,
+  chatId,
   createdAt,
 });
 

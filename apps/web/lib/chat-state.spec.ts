@@ -5,13 +5,13 @@ import { EMPTY_CHAT, chatReducer, type ChatState, type PendingMessage } from './
 function message(id: string, second: number, extra: Partial<MessageView> = {}): MessageView {
   return {
     id,
-    sessionId: 's1',
+    chatId: 's1',
     role: 'assistant',
     text: id,
     progress: false,
     clientNonce: null,
     authorUserId: null,
-    botId: null,
+    agentId: null,
     runId: null,
     notice: null,
     createdAt: `2026-01-01T00:00:${String(second).padStart(2, '0')}.000Z`,

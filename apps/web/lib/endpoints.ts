@@ -5,9 +5,9 @@ import type {
   AdminUserListView,
   AdminUserView,
   AdminWorkspaceListView,
-  BotComputerView,
-  BotView,
-  CreateBotRequest,
+  AgentComputerView,
+  AgentView,
+  CreateAgentRequest,
   CreateInvitationRequest,
   CreatedInvitationView,
   InvitationListView,
@@ -29,13 +29,13 @@ import type {
   RunEventView,
   RunStatus,
   RunView,
-  SessionView,
+  ChatView,
   SignupPolicyView,
   SignupRequest,
   PersonTypeResponse,
   TakeoverResponse,
   UpdateAdminUserRequest,
-  UpdateBotRequest,
+  UpdateAgentRequest,
   UpdateInstanceSettingsRequest,
   UpdateWorkspaceRequest,
   ViewerTicketRequest,
@@ -118,34 +118,37 @@ export const invitations = {
   accept: (token: string) => apiRequest<WorkspaceSummaryView>(`/api/invitations/${id(token)}/accept`, { method: 'POST' }),
 };
 
-export const bots = {
+export const agents = {
   list: (workspaceId: string, signal?: AbortSignal) =>
-    apiRequest<BotView[]>(`/api/workspaces/${id(workspaceId)}/bots`, { signal }),
-  get: (botId: string, signal?: AbortSignal) => apiRequest<BotView>(`/api/bots/${id(botId)}`, { signal }),
-  create: (workspaceId: string, body: CreateBotRequest) =>
-    apiRequest<BotView>(`/api/workspaces/${id(workspaceId)}/bots`, { method: 'POST', body }),
-  update: (botId: string, body: UpdateBotRequest) => apiRequest<BotView>(`/api/bots/${id(botId)}`, { method: 'PATCH', body }),
-  remove: (botId: string) => apiRequest<void>(`/api/bots/${id(botId)}`, { method: 'DELETE' }),
+    apiRequest<AgentView[]>(`/api/workspaces/${id(workspaceId)}/agents`, { signal }),
+  get: (agentId: string, signal?: AbortSignal) => apiRequest<AgentView>(`/api/agents/${id(agentId)}`, { signal }),
+  create: (workspaceId: string, body: CreateAgentRequest) =>
+    apiRequest<AgentView>(`/api/workspaces/${id(workspaceId)}/agents`, { method: 'POST', body }),
+  update: (agentId: string, body: UpdateAgentRequest) =>
+    apiRequest<AgentView>(`/api/agents/${id(agentId)}`, { method: 'PATCH', body }),
+  remove: (agentId: string) => apiRequest<void>(`/api/agents/${id(agentId)}`, { method: 'DELETE' }),
 };
 
 /** An agent's computer: its power, the viewer's heartbeat and tickets, and the control lease (takeover). */
 export const computers = {
-  get: (botId: string, signal?: AbortSignal) => apiRequest<BotComputerView>(`/api/bots/${id(botId)}/computer`, { signal }),
+  get: (agentId: string, signal?: AbortSignal) =>
+    apiRequest<AgentComputerView>(`/api/agents/${id(agentId)}/computer`, { signal }),
   /** Answers once the computer runs (a few seconds); also wakes a suspended one. */
-  boot: (botId: string) => apiRequest<BotComputerView>(`/api/bots/${id(botId)}/computer/boot`, { method: 'POST' }),
+  boot: (agentId: string) => apiRequest<AgentComputerView>(`/api/agents/${id(agentId)}/computer/boot`, { method: 'POST' }),
   /** CONFLICT when the computer is stopped or failed: boot it instead. */
-  wake: (botId: string) => apiRequest<BotComputerView>(`/api/bots/${id(botId)}/computer/wake`, { method: 'POST' }),
+  wake: (agentId: string) => apiRequest<AgentComputerView>(`/api/agents/${id(agentId)}/computer/wake`, { method: 'POST' }),
   /** Every 2 s while the panel shows the screen: keeps the computer awake and renews the caller's takeover. */
-  heartbeat: (botId: string) => apiRequest<BotComputerView>(`/api/bots/${id(botId)}/computer/heartbeat`, { method: 'POST' }),
+  heartbeat: (agentId: string) =>
+    apiRequest<AgentComputerView>(`/api/agents/${id(agentId)}/computer/heartbeat`, { method: 'POST' }),
   /** Single use, valid 60 s; `control` is refused (FORBIDDEN) unless the caller holds control. */
-  viewerTicket: (botId: string, mode: ViewerTicketRequest['mode']) =>
-    apiRequest<ViewerTicketResponse>(`/api/bots/${id(botId)}/computer/viewer-ticket`, { method: 'POST', body: { mode } }),
-  takeover: (botId: string) => apiRequest<TakeoverResponse>(`/api/bots/${id(botId)}/computer/takeover`, { method: 'POST' }),
+  viewerTicket: (agentId: string, mode: ViewerTicketRequest['mode']) =>
+    apiRequest<ViewerTicketResponse>(`/api/agents/${id(agentId)}/computer/viewer-ticket`, { method: 'POST', body: { mode } }),
+  takeover: (agentId: string) => apiRequest<TakeoverResponse>(`/api/agents/${id(agentId)}/computer/takeover`, { method: 'POST' }),
   /** Hands the screen back after a takeover; a run parked in waiting_takeover continues. */
-  release: (botId: string) => apiRequest<TakeoverResponse>(`/api/bots/${id(botId)}/computer/release`, { method: 'POST' }),
+  release: (agentId: string) => apiRequest<TakeoverResponse>(`/api/agents/${id(agentId)}/computer/release`, { method: 'POST' }),
   /** Only while the caller holds control (FORBIDDEN otherwise): into the focused browser tab, or as keys. */
-  type: (botId: string, text: string) =>
-    apiRequest<PersonTypeResponse>(`/api/bots/${id(botId)}/computer/type`, { method: 'POST', body: { text } }),
+  type: (agentId: string, text: string) =>
+    apiRequest<PersonTypeResponse>(`/api/agents/${id(agentId)}/computer/type`, { method: 'POST', body: { text } }),
 };
 
 /**
@@ -159,20 +162,20 @@ export const views = {
   watch: (connectionId: string) => apiRequest<void>(`/view/${id(connectionId)}/watch`, { method: 'POST' }),
 };
 
-export const sessions = {
-  list: (botId: string, signal?: AbortSignal) => apiRequest<SessionView[]>(`/api/bots/${id(botId)}/sessions`, { signal }),
-  create: (botId: string, title?: string) =>
-    apiRequest<SessionView>(`/api/bots/${id(botId)}/sessions`, { method: 'POST', body: title ? { title } : {} }),
-  rename: (sessionId: string, title: string) =>
-    apiRequest<SessionView>(`/api/sessions/${id(sessionId)}`, { method: 'PATCH', body: { title } }),
-  remove: (sessionId: string) => apiRequest<void>(`/api/sessions/${id(sessionId)}`, { method: 'DELETE' }),
-  clear: (sessionId: string) => apiRequest<{ deleted: number }>(`/api/sessions/${id(sessionId)}/clear`, { method: 'POST' }),
-  messages: (sessionId: string, page: { limit?: number; before?: string }, signal?: AbortSignal) =>
-    apiRequest<MessagePage>(`/api/sessions/${id(sessionId)}/messages${query({ limit: page.limit ?? 50, before: page.before })}`, {
+export const chats = {
+  list: (agentId: string, signal?: AbortSignal) => apiRequest<ChatView[]>(`/api/agents/${id(agentId)}/chats`, { signal }),
+  create: (agentId: string, title?: string) =>
+    apiRequest<ChatView>(`/api/agents/${id(agentId)}/chats`, { method: 'POST', body: title ? { title } : {} }),
+  rename: (chatId: string, title: string) =>
+    apiRequest<ChatView>(`/api/chats/${id(chatId)}`, { method: 'PATCH', body: { title } }),
+  remove: (chatId: string) => apiRequest<void>(`/api/chats/${id(chatId)}`, { method: 'DELETE' }),
+  clear: (chatId: string) => apiRequest<{ deleted: number }>(`/api/chats/${id(chatId)}/clear`, { method: 'POST' }),
+  messages: (chatId: string, page: { limit?: number; before?: string }, signal?: AbortSignal) =>
+    apiRequest<MessagePage>(`/api/chats/${id(chatId)}/messages${query({ limit: page.limit ?? 50, before: page.before })}`, {
       signal,
     }),
-  post: (sessionId: string, body: PostMessageRequest) =>
-    apiRequest<PostMessageResponse>(`/api/sessions/${id(sessionId)}/messages`, { method: 'POST', body }),
+  post: (chatId: string, body: PostMessageRequest) =>
+    apiRequest<PostMessageResponse>(`/api/chats/${id(chatId)}/messages`, { method: 'POST', body }),
 };
 
 export const runs = {

@@ -1,6 +1,6 @@
 import type { MembershipRole } from '@lazyboy/contracts';
 
-// What a workspace role may do, as the API decides it (apps/api tenancy and bots): the pages only use
+// What a workspace role may do, as the API decides it (apps/api tenancy and agents): the pages only use
 // this to offer what will be allowed; the API refuses the rest anyway.
 
 const RANK: Record<MembershipRole, number> = { member: 0, admin: 1, owner: 2 };

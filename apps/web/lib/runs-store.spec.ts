@@ -1,13 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import type { RunStatus, RunView } from '@lazyboy/contracts';
-import { EMPTY_RUNS, applyRunSnapshot, applyRunUpdate, runsOfBot, runsOfSession } from './runs-store.js';
+import { EMPTY_RUNS, applyRunSnapshot, applyRunUpdate, runsOfAgent, runsOfChat } from './runs-store.js';
 
 function run(id: string, status: RunStatus, extra: Partial<RunView> = {}): RunView {
   return {
     id,
     workspaceId: 'w',
-    botId: 'b1',
-    sessionId: 's1',
+    agentId: 'b1',
+    chatId: 's1',
     kind: 'general',
     status,
     busyStep: null,
@@ -84,8 +84,8 @@ describe('runs store', () => {
 
   it('selects the runs of an agent and of a chat', () => {
     let state = applyRunUpdate(EMPTY_RUNS, run('r1', 'running'), EVENT);
-    state = applyRunUpdate(state, run('r2', 'queued', { botId: 'b2', sessionId: 's2' }), EVENT);
-    expect(runsOfBot(state, 'b2').map((r) => r.id)).toEqual(['r2']);
-    expect(runsOfSession(state, 's1').map((r) => r.id)).toEqual(['r1']);
+    state = applyRunUpdate(state, run('r2', 'queued', { agentId: 'b2', chatId: 's2' }), EVENT);
+    expect(runsOfAgent(state, 'b2').map((r) => r.id)).toEqual(['r2']);
+    expect(runsOfChat(state, 's1').map((r) => r.id)).toEqual(['r1']);
   });
 });

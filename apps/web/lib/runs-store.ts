@@ -55,10 +55,10 @@ export function applyRunSnapshot(state: RunsState, snapshot: readonly RunView[],
   return { ...state, byId };
 }
 
-export function runsOfBot(state: RunsState, botId: string): RunView[] {
-  return [...state.byId.values()].filter((run) => run.botId === botId);
+export function runsOfAgent(state: RunsState, agentId: string): RunView[] {
+  return [...state.byId.values()].filter((run) => run.agentId === agentId);
 }
 
-export function runsOfSession(state: RunsState, sessionId: string): RunView[] {
-  return [...state.byId.values()].filter((run) => run.sessionId === sessionId);
+export function runsOfChat(state: RunsState, chatId: string): RunView[] {
+  return [...state.byId.values()].filter((run) => run.chatId === chatId);
 }

@@ -4,7 +4,7 @@ import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import type { RunView } from '@lazyboy/contracts';
 import { isAbort } from './api';
 import { DRAFT_CHAT, EMPTY_CHAT, chatReducer, type ChatState, type PendingMessage } from './chat-state';
-import { sessions as sessionsApi } from './endpoints';
+import { chats as chatsApi } from './endpoints';
 import { errorText } from './error-text';
 import { useT } from './i18n';
 import { newClientNonce } from './nonce';
@@ -13,11 +13,11 @@ import { createSerialQueue } from './serial-queue';
 
 export interface ChatCallbacks {
   /** Creates the chat for the first message of a draft; resolves with its id. */
-  createSession(firstText: string): Promise<string>;
+  createChat(firstText: string): Promise<string>;
   /** The API accepted a message: its run joins the workspace's runs. */
   onRun(run: RunView): void;
   /** Something was written in the chat (it moves up the chat list). */
-  onActivity(sessionId: string, at: string): void;
+  onActivity(chatId: string, at: string): void;
 }
 
 export interface Chat extends ChatState {
@@ -36,11 +36,11 @@ const PAGE = 50;
  * dedupes by nonce) never stores it twice however often it is retried. Posts (retries included) go out one
  * at a time, in the order they were sent, so the API stores them in that order.
  */
-export function useChat(sessionId: string | null, callbacks: ChatCallbacks): Chat {
+export function useChat(chatId: string | null, callbacks: ChatCallbacks): Chat {
   const t = useT();
-  const [state, dispatch] = useReducer(chatReducer, sessionId ? EMPTY_CHAT : DRAFT_CHAT);
+  const [state, dispatch] = useReducer(chatReducer, chatId ? EMPTY_CHAT : DRAFT_CHAT);
   const [loadingOlder, setLoadingOlder] = useState(false);
-  const session = useRef(sessionId);
+  const chatIdRef = useRef(chatId);
   const creating = useRef<Promise<string> | null>(null);
   // One per chat: the view is remounted for another chat, so this never holds one chat behind another.
   const [deliveries] = useState(createSerialQueue);
@@ -48,13 +48,13 @@ export function useChat(sessionId: string | null, callbacks: ChatCallbacks): Cha
   const latestCallbacks = useRef(callbacks);
   useEffect(() => {
     latestCallbacks.current = callbacks;
-    session.current = sessionId ?? session.current;
+    chatIdRef.current = chatId ?? chatIdRef.current;
   });
 
   const loadLatest = useCallback(
     async (id: string, signal?: AbortSignal) => {
       try {
-        const page = await sessionsApi.messages(id, { limit: PAGE }, signal);
+        const page = await chatsApi.messages(id, { limit: PAGE }, signal);
         dispatch({ type: 'latest', items: page.items, nextBefore: page.nextBefore });
         loaded.current = true;
       } catch (error) {
@@ -65,32 +65,32 @@ export function useChat(sessionId: string | null, callbacks: ChatCallbacks): Cha
   );
 
   useEffect(() => {
-    if (!sessionId) return;
+    if (!chatId) return;
     const abort = new AbortController();
-    void loadLatest(sessionId, abort.signal);
+    void loadLatest(chatId, abort.signal);
     return () => abort.abort();
-  }, [sessionId, loadLatest]);
+  }, [chatId, loadLatest]);
 
-  useRealtimeRoom(sessionId ? { kind: 'session', id: sessionId } : null, (initial) => {
+  useRealtimeRoom(chatId ? { kind: 'chat', id: chatId } : null, (initial) => {
     // The first join only needs a reload when the first read may have happened before it.
-    if (sessionId && (!initial || loaded.current)) void loadLatest(sessionId);
+    if (chatId && (!initial || loaded.current)) void loadLatest(chatId);
   });
   useRealtimeEvents((event) => {
-    if (!sessionId) return;
-    if (event.type === 'message.created' && event.message.sessionId === sessionId) {
+    if (!chatId) return;
+    if (event.type === 'message.created' && event.message.chatId === chatId) {
       dispatch({ type: 'received', message: event.message });
-      latestCallbacks.current.onActivity(sessionId, event.message.createdAt);
-    } else if (event.type === 'messages.cleared' && event.sessionId === sessionId) {
+      latestCallbacks.current.onActivity(chatId, event.message.createdAt);
+    } else if (event.type === 'messages.cleared' && event.chatId === chatId) {
       dispatch({ type: 'cleared' });
     }
   });
 
-  const ensureSession = useCallback(async (firstText: string): Promise<string> => {
-    if (session.current) return session.current;
+  const ensureChat = useCallback(async (firstText: string): Promise<string> => {
+    if (chatIdRef.current) return chatIdRef.current;
     // Two quick messages in a draft create one chat, not two.
-    creating.current ??= latestCallbacks.current.createSession(firstText).then(
+    creating.current ??= latestCallbacks.current.createChat(firstText).then(
       (id) => {
-        session.current = id;
+        chatIdRef.current = id;
         return id;
       },
       (error: unknown) => {
@@ -105,8 +105,8 @@ export function useChat(sessionId: string | null, callbacks: ChatCallbacks): Cha
     async (clientNonce: string, text: string) => {
       try {
         const { id, answer } = await deliveries.run(async () => {
-          const chatId = await ensureSession(text);
-          return { id: chatId, answer: await sessionsApi.post(chatId, { text, clientNonce }) };
+          const target = await ensureChat(text);
+          return { id: target, answer: await chatsApi.post(target, { text, clientNonce }) };
         });
         dispatch({ type: 'received', message: answer.message });
         latestCallbacks.current.onRun(answer.run);
@@ -115,7 +115,7 @@ export function useChat(sessionId: string | null, callbacks: ChatCallbacks): Cha
         dispatch({ type: 'failed', clientNonce, error: errorText(error, t) });
       }
     },
-    [ensureSession, deliveries, t],
+    [ensureChat, deliveries, t],
   );
 
   const send = useCallback(
@@ -139,10 +139,10 @@ export function useChat(sessionId: string | null, callbacks: ChatCallbacks): Cha
   );
 
   const loadOlder = useCallback(() => {
-    const id = session.current;
+    const id = chatIdRef.current;
     if (!id || !state.nextBefore || loadingOlder) return;
     setLoadingOlder(true);
-    sessionsApi
+    chatsApi
       .messages(id, { limit: PAGE, before: state.nextBefore })
       .then((page) => dispatch({ type: 'older', items: page.items, nextBefore: page.nextBefore }))
       .catch((error: unknown) => dispatch({ type: 'load-failed', error: errorText(error, t) }))
@@ -150,7 +150,7 @@ export function useChat(sessionId: string | null, callbacks: ChatCallbacks): Cha
   }, [state.nextBefore, loadingOlder, t]);
 
   const reload = useCallback(() => {
-    if (session.current) void loadLatest(session.current);
+    if (chatIdRef.current) void loadLatest(chatIdRef.current);
   }, [loadLatest]);
 
   return { ...state, loadingOlder, send, retry, loadOlder, reload };

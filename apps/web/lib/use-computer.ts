@@ -1,14 +1,14 @@
 'use client';
 
 import { useEffect, useEffectEvent, useRef, useState, useSyncExternalStore } from 'react';
-import { ComputerSession, type ComputerApi, type ComputerSnapshot } from './computer-session';
+import { ComputerViewer, type ComputerApi, type ComputerSnapshot } from './computer-viewer';
 import { computers, views } from './endpoints';
 import { useRealtimeEvents, useRealtimeRoom } from './realtime';
 import { useShell } from './shell-context';
 import { newViewConnectionId, viewSocketUrl } from './view-connection-id';
 
 const api: ComputerApi = {
-  get: (botId) => computers.get(botId),
+  get: (agentId) => computers.get(agentId),
   boot: computers.boot,
   wake: computers.wake,
   heartbeat: computers.heartbeat,
@@ -20,7 +20,7 @@ const api: ComputerApi = {
   type: computers.type,
 };
 
-/** Before the session exists (the first render): nothing known yet. */
+/** Before the viewer exists (the first render): nothing known yet. */
 const INITIAL: ComputerSnapshot = {
   view: null,
   stage: 'loading',
@@ -37,22 +37,22 @@ const initialSnapshot = () => INITIAL;
 export interface UseComputer {
   snapshot: ComputerSnapshot;
   /** Null until mounted: the buttons wait for it. */
-  session: ComputerSession | null;
+  viewer: ComputerViewer | null;
 }
 
 /**
- * The agent's computer while the panel is open: one ComputerSession per mount, fed with realtime
+ * The agent's computer while the panel is open: one ComputerViewer per mount, fed with realtime
  * `computer.updated` events and the page's visibility (a hidden tab stops the heartbeat).
  */
-export function useComputer(botId: string, userId: string, onFirstFrame: () => void): UseComputer {
-  const [session, setSession] = useState<ComputerSession | null>(null);
-  // Realtime handlers run outside render: they reach the session through a ref, not a stale closure.
-  const current = useRef<ComputerSession | null>(null);
+export function useComputer(agentId: string, userId: string, onFirstFrame: () => void): UseComputer {
+  const [viewer, setViewer] = useState<ComputerViewer | null>(null);
+  // Realtime handlers run outside render: they reach the viewer through a ref, not a stale closure.
+  const current = useRef<ComputerViewer | null>(null);
   const firstFrame = useEffectEvent(onFirstFrame);
 
   useEffect(() => {
-    const created = new ComputerSession({
-      botId,
+    const created = new ComputerViewer({
+      agentId,
       userId,
       api,
       socketUrl: viewSocketUrl,
@@ -60,7 +60,7 @@ export function useComputer(botId: string, userId: string, onFirstFrame: () => v
       onFirstFrame: () => firstFrame(),
     });
     current.current = created;
-    setSession(created);
+    setViewer(created);
     const visible = () => document.visibilityState === 'visible';
     created.start(visible());
     const onVisibility = () => created.setVisible(visible());
@@ -70,7 +70,7 @@ export function useComputer(botId: string, userId: string, onFirstFrame: () => v
       created.close();
       if (current.current === created) current.current = null;
     };
-  }, [botId, userId]);
+  }, [agentId, userId]);
 
   // computer.updated reaches the workspace room, which the shell holds anyway: resync after its reconnects.
   const { workspace } = useShell();
@@ -82,9 +82,9 @@ export function useComputer(botId: string, userId: string, onFirstFrame: () => v
   });
 
   const snapshot = useSyncExternalStore(
-    session?.subscribe ?? noSubscription,
-    session?.getSnapshot ?? initialSnapshot,
+    viewer?.subscribe ?? noSubscription,
+    viewer?.getSnapshot ?? initialSnapshot,
     initialSnapshot,
   );
-  return { snapshot, session };
+  return { snapshot, viewer };
 }

@@ -129,7 +129,7 @@ describe('the web server passing /api and /socket.io through to the API', () => 
   });
 
   it("passes a request with its body and cookies through, and the answer back, with a listed proxy's client as X-Forwarded-For", async () => {
-    const res = await fetch(new URL('/api/sessions/1/messages?x=1', behindProxyUrl), {
+    const res = await fetch(new URL('/api/chats/1/messages?x=1', behindProxyUrl), {
       method: 'POST',
       // From loopback: a reverse proxy on this machine, which names the browser last.
       headers: { 'content-type': 'application/json', cookie: 'lazyboy_session=abc', 'x-forwarded-for': '10.9.9.9, 203.0.113.9' },
@@ -138,7 +138,7 @@ describe('the web server passing /api and /socket.io through to the API', () => 
     expect(res.status).toBe(201);
     expect(res.headers.get('set-cookie')).toBe('lazyboy_session=abc; HttpOnly');
     const seen = (await res.json()) as Seen;
-    expect(seen).toMatchObject({ method: 'POST', url: '/api/sessions/1/messages?x=1', body: '{"text":"hello"}' });
+    expect(seen).toMatchObject({ method: 'POST', url: '/api/chats/1/messages?x=1', body: '{"text":"hello"}' });
     expect(seen.headers).toMatchObject({
       cookie: 'lazyboy_session=abc',
       'x-forwarded-for': '203.0.113.9',

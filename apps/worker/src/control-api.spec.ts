@@ -53,7 +53,7 @@ describe('worker control API (real Xvfb, Chromium over CDP)', () => {
     const res = await fetch(`${worker.base}/browser/observe`, { method: 'POST', body: JSON.stringify({ slot: 0, fence: 1 }) });
     expect(res.status).toBe(401);
     expect(await res.json()).toMatchObject({ error: { code: 'UNAUTHENTICATED' } });
-    expect(worker.displays.state(0)).toEqual({ state: 'stopped' });
+    expect(worker.screens.state(0)).toEqual({ state: 'stopped' });
   });
 
   it('ensures a screen and lists it without secrets', async () => {
@@ -222,7 +222,7 @@ describe('worker control API (real Xvfb, Chromium over CDP)', () => {
     expect(locked.body.error.message).toMatch(/profile locked.*files and shell still work/);
     const browser = (await worker.post('/browser/observe', { slot: 1, fence: 1 })) as Failure;
     expect([browser.status, browser.body.error.code]).toEqual([409, 'PROFILE_LOCKED']);
-    expect(worker.displays.state(1)).toEqual({ state: 'stopped' });
+    expect(worker.screens.state(1)).toEqual({ state: 'stopped' });
   });
 
   it('suspends and wakes the computer, the browser answering again after the wake', async () => {
@@ -233,7 +233,7 @@ describe('worker control API (real Xvfb, Chromium over CDP)', () => {
 
     const woken = await worker.post('/computer/wake', {});
     expect(woken).toEqual({ status: 200, body: { computerId: 'api-spec', suspended: false } });
-    expect(await worker.displays.cdp(0).answers()).toBe(true);
+    expect(await worker.screens.cdp(0).answers()).toBe(true);
     const seen = await act('observe', { fence: 3 });
     expect(seen.status).toBe(200);
     expect(seen.body.observation).toContain('clicks: 3');

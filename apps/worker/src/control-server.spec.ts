@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { DisplayManager } from '@lazyboy/desktop';
+import { ScreenManager } from '@lazyboy/desktop';
 import os from 'node:os';
 import path from 'node:path';
 import { ControlServer } from './control-server.js';
 
 describe('worker control server', () => {
   const token = 'a'.repeat(40);
-  // Never started here: constructing a DisplayManager touches nothing on disk.
+  // Never started here: constructing a ScreenManager touches nothing on disk.
   const root = path.join(os.tmpdir(), 'lazyboy-worker-unused');
-  const displays = new DisplayManager({
+  const screens = new ScreenManager({
     computerId: 'team-1',
     homeDir: path.join(root, 'home'),
     runtimeDir: path.join(root, 'run'),
@@ -26,7 +26,7 @@ describe('worker control server', () => {
       LAZYBOY_EGRESS_PRIVATE_NETWORKS: 'deny',
       LAZYBOY_EGRESS_ALLOWED_DOMAINS: null,
     },
-    { displays },
+    { screens },
   );
   let base: string;
 

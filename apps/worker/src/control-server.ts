@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { allWorkerRoutes, workerRoutes, type WorkerEnv } from '@lazyboy/contracts';
-import type { DisplayManager } from '@lazyboy/desktop';
+import type { ScreenManager } from '@lazyboy/desktop';
 import { addBrowserRoutes } from './browser/browser-routes.js';
 import { BrowserSessions } from './browser/browser-sessions.js';
 import { ScreenshotTracker } from './browser/screenshots.js';
@@ -18,8 +18,8 @@ import { Workspace } from './workspace/workspace.js';
 import { addWorkspaceRoutes } from './workspace/workspace-routes.js';
 
 export interface ControlServerDeps {
-  /** The computer's displays; created (and finally stopped) by whoever owns the process. */
-  displays: DisplayManager;
+  /** The computer's screens; created (and finally stopped) by whoever owns the process. */
+  screens: ScreenManager;
   log?: (line: string) => void;
 }
 
@@ -48,13 +48,13 @@ export class ControlServer {
     });
     this.ctx = {
       computerId: config.LAZYBOY_COMPUTER_ID,
-      displays: deps.displays,
+      screens: deps.screens,
       fences: new ScreenFences(),
       queue: new SlotQueue(),
       profileLocks: new ProfileLocks(),
       browsers: new BrowserSessions(),
       screenshots: new ScreenshotTracker(),
-      workspace: new Workspace(deps.displays),
+      workspace: new Workspace(deps.screens),
     };
     addScreenRoutes(this.router, this.ctx);
     addBrowserRoutes(this.router, this.ctx);
@@ -62,7 +62,7 @@ export class ControlServer {
     // Every route of the contract has its handler here (health is answered before the token check).
     const unserved = allWorkerRoutes().filter((r) => r !== workerRoutes.health && !this.router.match(r.method, r.path));
     if (unserved.length > 0) throw new Error(`the worker serves no ${unserved.map((r) => `${r.method} ${r.path}`).join(', ')}`);
-    this.vnc = new VncGateway(config.LAZYBOY_COMPUTER_ID, config.LAZYBOY_CONTROL_TOKEN, deps.displays, this.log);
+    this.vnc = new VncGateway(config.LAZYBOY_COMPUTER_ID, config.LAZYBOY_CONTROL_TOKEN, deps.screens, this.log);
     this.server = http.createServer((req, res) => void this.dispatch.handle(req, res));
     this.server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
       if (!this.vnc.handles(req, socket, head)) socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\n\r\n');
@@ -77,7 +77,7 @@ export class ControlServer {
     return this.server.address() as AddressInfo;
   }
 
-  /** Stops serving and drops the CDP connections; the displays keep running (their owner stops them). */
+  /** Stops serving and drops the CDP connections; the screens keep running (their owner stops them). */
   async close(): Promise<void> {
     this.vnc.close();
     this.server.closeAllConnections();

@@ -1,5 +1,5 @@
 import { ConfigError, egressPolicyOf, parseEnv, workerEnvSchema } from '@lazyboy/contracts';
-import { DisplayManager } from '@lazyboy/desktop';
+import { ScreenManager } from '@lazyboy/desktop';
 import { ControlServer } from './control-server.js';
 import { defaultDesktopPaths } from './desktop-paths.js';
 
@@ -8,7 +8,7 @@ const SERVER_CLOSE_MS = 3_000;
 
 async function main(): Promise<void> {
   const config = parseEnv(workerEnvSchema, process.env);
-  const displays = new DisplayManager({
+  const screens = new ScreenManager({
     computerId: config.LAZYBOY_COMPUTER_ID,
     ...defaultDesktopPaths(config.LAZYBOY_COMPUTER_ID, config.LAZYBOY_COMPUTER_HOME),
     displayBase: config.LAZYBOY_DISPLAY_BASE,
@@ -16,7 +16,7 @@ async function main(): Promise<void> {
     session: config.LAZYBOY_DESKTOP_SESSION,
     egressPolicy: egressPolicyOf(config),
   });
-  const server = new ControlServer(config, { displays });
+  const server = new ControlServer(config, { screens });
   const address = await server.listen();
   console.log(`lazyboy-worker ${config.LAZYBOY_COMPUTER_ID} listening on http://${address.address}:${address.port}`);
   const shutdown = (signal: NodeJS.Signals) => {
@@ -27,7 +27,7 @@ async function main(): Promise<void> {
       // The desktop goes with the worker, suspended or not (dispose continues it before it stops it): a
       // worker that leaves Xvfb and Chromium running leaks a computer. And what it kept in /tmp: a worker
       // starts for every boot, its runtime folders would pile up.
-      .then(() => displays.dispose())
+      .then(() => screens.dispose())
       .then(
         () => process.exit(0),
         (error: unknown) => {

@@ -1,4 +1,4 @@
-import type { DisplayManager } from '@lazyboy/desktop';
+import type { ScreenManager } from '@lazyboy/desktop';
 import type { BrowserSessions } from './browser/browser-sessions.js';
 import type { ScreenshotTracker } from './browser/screenshots.js';
 import type { ScreenFences } from './fencing/screen-fences.js';
@@ -9,7 +9,7 @@ import type { Workspace } from './workspace/workspace.js';
 /** What the route modules share: one of each per worker (per computer). */
 export interface WorkerContext {
   computerId: string;
-  displays: DisplayManager;
+  screens: ScreenManager;
   fences: ScreenFences;
   queue: SlotQueue;
   profileLocks: ProfileLocks;

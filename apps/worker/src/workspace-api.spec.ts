@@ -34,7 +34,7 @@ describe('worker workspace API (sandboxed shell, home files, native windows, wai
     const ran = (await post<Done>('/shell/run', { fence: 1, command: 'echo hello from $(id -un)' })) as Answer<Done>;
     expect(ran.status).toBe(200);
     expect(ran.body).toMatchObject({ done: true, exitCode: 0, timedOut: false });
-    expect(ran.body.outputTail.trim()).toBe(`hello from ${worker.displays.user?.name ?? '?'}`);
+    expect(ran.body.outputTail.trim()).toBe(`hello from ${worker.screens.user?.name ?? '?'}`);
   }, 30_000);
 
   it('answers done:false for a long command and serves its output as it comes', async () => {
@@ -62,7 +62,7 @@ describe('worker workspace API (sandboxed shell, home files, native windows, wai
     expect(stale.status).toBe(409);
     expect(stale.body.error.code).toBe('STALE_FENCE');
     await sleep(300);
-    expect(existsSync(path.join(worker.displays.homeDir, 'stale-marker'))).toBe(false);
+    expect(existsSync(path.join(worker.screens.homeDir, 'stale-marker'))).toBe(false);
     const read = await fail('/files/read', { fence: 5, path: 'stale-marker' });
     expect(read.status).toBe(404);
     expect(read.body.error.code).toBe('FILE_NOT_FOUND');
@@ -141,7 +141,7 @@ describe('worker workspace API (sandboxed shell, home files, native windows, wai
     const read = await post<FilesReadResponse>('/files/read', { fence: 5, path: 'notes/todo.txt' });
     expect(read.status).toBe(200);
     expect(read.body.content).toBe('buy milk\n');
-    expect(existsSync(path.join(worker.displays.homeDir, 'held-marker'))).toBe(false);
+    expect(existsSync(path.join(worker.screens.homeDir, 'held-marker'))).toBe(false);
     expect((await worker.post('/screens/control', { slot: 0, holder: 'agent', fence: 2 })).status).toBe(200);
   }, 30_000);
 });

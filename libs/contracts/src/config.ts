@@ -34,7 +34,7 @@ const teamScreenLimit = z.coerce
   .min(1)
   .max(32)
   .default(8)
-  .describe('Most displays (agents) one computer runs at once');
+  .describe('Most screens (agents) one computer runs at once');
 
 /** The header that carries LAZYBOY_INTERNAL_SECRET on the web server's calls to the API's internal routes. */
 export const INTERNAL_SECRET_HEADER = 'x-lazyboy-internal';

@@ -81,7 +81,7 @@ export interface ModelClient {
 export const modelProviderSchema = z.enum(['openai-chat', 'openai-responses', 'xai', 'local-gguf']);
 export type ModelProvider = z.infer<typeof modelProviderSchema>;
 
-/** Model settings of a bot or a workspace (stored as JSON), validated at every boundary. */
+/** Model settings of an agent or a workspace (stored as JSON), validated at every boundary. */
 export const modelSettingsSchema = z.object({
   provider: modelProviderSchema.optional(),
   model: z.string().min(1).optional(),

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 
 // Every code a run can end with (RunView.errorCode) and every reason an agent has no usable model
-// (BotView.modelReadiness.code, a workspace's model check): one list, so that each client words every one
+// (AgentView.modelReadiness.code, a workspace's model check): one list, so that each client words every one
 // of them in its person's language. Stable: clients match on them; add codes, never rename one. The English
 // errorMessage beside a code is for logs and API clients; it carries the provider's own text.
 
-/** No usable model, known before any request (also what BotView.modelReadiness says). */
+/** No usable model, known before any request (also what AgentView.modelReadiness says). */
 const MODEL_UNAVAILABLE_CODES = [
   /** Neither the agent, nor its workspace, nor (for this workspace) the host's environment names a model. */
   'model_not_configured',

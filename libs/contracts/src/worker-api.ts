@@ -5,7 +5,7 @@ import { controlHolderSchema, computerStateSchema } from './domain.js';
 // Every body is a strict object: an unknown key is a typo on the caller's side, and a typo must never
 // turn into "nothing checked" (e.g. `fense` silently skipping the fence).
 
-/** Display slots; the worker's TEAM_SCREEN_LIMIT narrows this further at run time. */
+/** Screen slots; the worker's TEAM_SCREEN_LIMIT narrows this further at run time. */
 export const slotSchema = z.number().int().min(0).max(63);
 
 /** A lease fence: the newest one a worker has seen for a slot wins; older ones are refused. */

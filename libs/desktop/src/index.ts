@@ -1,4 +1,4 @@
-export * from './display/display-manager.js';
+export * from './display/screen-manager.js';
 export * from './display/screen-types.js';
 export * from './display/errors.js';
 export { DEFAULT_SCREEN_LIMIT, MAX_SCREEN_LIMIT, screenLimitFromEnv } from './display/screen-limit.js';

@@ -70,47 +70,47 @@ describe('resolveModelBackend', () => {
     expect(() => resolve({ env: { OPENAI_BASE_URL: 'localhost:11434', OPENAI_MODEL: 'm' } })).toThrow(ModelNotConfiguredError);
   });
 
-  it('prefers the bot, then the workspace, then the environment, field by field', () => {
+  it('prefers the agent, then the workspace, then the environment, field by field', () => {
     const backend = resolve({
-      bot: { settings: { model: 'grok-bot', temperature: 0.1 } },
+      agent: { settings: { model: 'grok-agent', temperature: 0.1 } },
       workspace: { settings: { provider: 'xai', model: 'grok-workspace', temperature: 0.9 }, apiKey: 'workspace-key' },
       env: { OPENAI_API_KEY: 'sk-env', OPENAI_MODEL: 'gpt-env' },
     });
     expect(backend).toEqual({
       provider: 'xai',
       baseUrl: XAI_DEFAULT_BASE_URL,
-      model: 'grok-bot',
+      model: 'grok-agent',
       temperature: 0.1,
       apiKey: 'workspace-key',
       source: 'workspace',
       keySource: 'workspace',
     });
-    // A bot's key without the bot's own endpoint is never sent to the endpoint it inherits: the workspace's
+    // An agent's key without the agent's own endpoint is never sent to the endpoint it inherits: the workspace's
     // base URL is the workspace admin's to change, and the key was not saved for it.
     expect(
       resolve({
-        bot: { settings: {}, apiKey: 'bot-key' },
+        agent: { settings: {}, apiKey: 'agent-key' },
         workspace: { settings: { provider: 'xai', model: 'g' }, apiKey: 'workspace-key' },
         env: {},
       }),
     ).toMatchObject({ apiKey: 'workspace-key', keySource: 'workspace', source: 'workspace' });
     const inherited = resolve({
-      bot: { settings: {}, apiKey: 'bot-key' },
+      agent: { settings: {}, apiKey: 'agent-key' },
       workspace: { settings: { provider: 'openai-chat', baseUrl: 'http://attacker.example/v1', model: 'g' } },
       env: {},
     });
     expect(inherited.apiKey).toBeUndefined();
-    // With its own endpoint, the bot's key goes there and wins over the workspace's.
+    // With its own endpoint, the agent's key goes there and wins over the workspace's.
     expect(
       resolve({
-        bot: { settings: { provider: 'xai' }, apiKey: 'bot-key' },
+        agent: { settings: { provider: 'xai' }, apiKey: 'agent-key' },
         workspace: { settings: { provider: 'xai', model: 'g' }, apiKey: 'workspace-key' },
         env: {},
       }),
-    ).toMatchObject({ apiKey: 'bot-key', keySource: 'bot', source: 'bot' });
+    ).toMatchObject({ apiKey: 'agent-key', keySource: 'agent', source: 'agent' });
   });
 
-  it('takes the endpoint as one piece: a bot naming a provider is not sent to the environment’s base URL', () => {
+  it('takes the endpoint as one piece: an agent naming a provider is not sent to the environment’s base URL', () => {
     const backend = resolve({
       workspace: { settings: { provider: 'xai', model: 'grok-4' }, apiKey: 'workspace-key' },
       env: { LAZYBOY_MODEL_BASE_URL: 'http://127.0.0.1:8080/v1', LAZYBOY_MODEL_PROVIDER: 'openai-chat' },
@@ -120,32 +120,35 @@ describe('resolveModelBackend', () => {
 
   it('never sends a key to a host other than the one it was configured for', () => {
     const elsewhere = resolve({
-      bot: { settings: { provider: 'openai-chat', baseUrl: 'https://models.example.net/v1', model: 'm' } },
+      agent: { settings: { provider: 'openai-chat', baseUrl: 'https://models.example.net/v1', model: 'm' } },
       workspace: { settings: { provider: 'xai' }, apiKey: 'workspace-key' },
       env: { XAI_API_KEY: 'xai-env', OPENAI_API_KEY: 'sk-env' },
     });
     expect(elsewhere.apiKey).toBeUndefined();
-    // A workspace key with no settings was meant for the environment's endpoint, not for the bot's.
+    // A workspace key with no settings was meant for the environment's endpoint, not for the agent's.
     expect(
       resolve({
-        bot: { settings: { baseUrl: 'https://models.example.net/v1', model: 'm' } },
+        agent: { settings: { baseUrl: 'https://models.example.net/v1', model: 'm' } },
         workspace: { settings: {}, apiKey: 'workspace-key' },
         env: { XAI_API_KEY: 'xai-env' },
       }).apiKey,
     ).toBeUndefined();
-    // The environment's OpenAI key goes to OpenAI, not to a bot's xAI endpoint; its xAI key does.
+    // The environment's OpenAI key goes to OpenAI, not to an agent's xAI endpoint; its xAI key does.
     expect(
-      resolve({ bot: { settings: { provider: 'xai', model: 'g' } }, env: { OPENAI_API_KEY: 'sk-env' } }).apiKey,
+      resolve({ agent: { settings: { provider: 'xai', model: 'g' } }, env: { OPENAI_API_KEY: 'sk-env' } }).apiKey,
     ).toBeUndefined();
     expect(
-      resolve({ bot: { settings: { provider: 'xai', model: 'g' } }, env: { OPENAI_API_KEY: 'sk-env', XAI_API_KEY: 'xai-env' } }),
+      resolve({
+        agent: { settings: { provider: 'xai', model: 'g' } },
+        env: { OPENAI_API_KEY: 'sk-env', XAI_API_KEY: 'xai-env' },
+      }),
     ).toMatchObject({
       apiKey: 'xai-env',
       keySource: 'env',
     });
   });
 
-  it('gives a bot with its own base URL and no key of its own no key meant for another endpoint', () => {
+  it('gives an agent with its own base URL and no key of its own no key meant for another endpoint', () => {
     const everyKey = {
       workspace: {
         settings: { provider: 'openai-chat' as const, baseUrl: 'https://gateway.example.net/v1' },
@@ -159,15 +162,15 @@ describe('resolveModelBackend', () => {
       },
     };
     for (const baseUrl of ['https://attacker.example/v1', 'https://gateway.example.net/other', 'https://api.openai.com/v1/x']) {
-      const backend = resolve({ bot: { settings: { baseUrl } }, ...everyKey });
+      const backend = resolve({ agent: { settings: { baseUrl } }, ...everyKey });
       expect({ baseUrl: backend.baseUrl, apiKey: backend.apiKey }).toEqual({ baseUrl, apiKey: undefined });
     }
-    // A provider of its own does not change that: the endpoint is the bot's, and no key was stored for it.
-    expect(resolve({ bot: { settings: { provider: 'xai', baseUrl: 'https://attacker.example/v1' } }, ...everyKey }).apiKey).toBe(
-      undefined,
-    );
+    // A provider of its own does not change that: the endpoint is the agent's, and no key was stored for it.
+    expect(
+      resolve({ agent: { settings: { provider: 'xai', baseUrl: 'https://attacker.example/v1' } }, ...everyKey }).apiKey,
+    ).toBe(undefined);
     // The same endpoint written another way is the same endpoint: its own key goes there, and only there.
-    expect(resolve({ bot: { settings: { baseUrl: 'https://GATEWAY.example.net:443/v1/' } }, ...everyKey })).toMatchObject({
+    expect(resolve({ agent: { settings: { baseUrl: 'https://GATEWAY.example.net:443/v1/' } }, ...everyKey })).toMatchObject({
       apiKey: 'workspace-key',
       keySource: 'workspace',
     });
@@ -185,12 +188,12 @@ describe('resolveModelBackend', () => {
   it('keeps a base URL without a provider on the provider named further down', () => {
     expect(
       resolve({
-        bot: { settings: { baseUrl: 'http://127.0.0.1:9000/v1' } },
+        agent: { settings: { baseUrl: 'http://127.0.0.1:9000/v1' } },
         workspace: { settings: { provider: 'openai-responses', model: 'm' } },
         env: {},
       }),
-    ).toMatchObject({ provider: 'openai-responses', baseUrl: 'http://127.0.0.1:9000/v1', source: 'bot' });
-    expect(resolve({ bot: { settings: { baseUrl: 'http://127.0.0.1:9000/v1', model: 'm' } }, env: {} }).provider).toBe(
+    ).toMatchObject({ provider: 'openai-responses', baseUrl: 'http://127.0.0.1:9000/v1', source: 'agent' });
+    expect(resolve({ agent: { settings: { baseUrl: 'http://127.0.0.1:9000/v1', model: 'm' } }, env: {} }).provider).toBe(
       'openai-chat',
     );
   });
@@ -202,7 +205,7 @@ describe('resolveModelBackend', () => {
     );
     expect(() => resolve({ env: { OPENAI_API_KEY: 'k' } })).toThrow(/LAZYBOY_MODEL \(or OPENAI_MODEL\)/);
     expect(() => resolve({ env: {} })).toThrow(/no model provider is configured.*XAI_API_KEY/);
-    expect(() => resolve({ bot: { settings: { provider: 'local-gguf' } }, env: {} })).toThrow(/modelPath.*LAZYBOY_MODEL_PATH/);
+    expect(() => resolve({ agent: { settings: { provider: 'local-gguf' } }, env: {} })).toThrow(/modelPath.*LAZYBOY_MODEL_PATH/);
   });
 
   it('takes a local GGUF file from LAZYBOY_MODEL_PATH', () => {
@@ -215,10 +218,10 @@ describe('resolveModelBackend', () => {
     );
     expect(
       resolve({
-        bot: { settings: { provider: 'local-gguf', modelPath: '/bots/b.gguf' } },
+        agent: { settings: { provider: 'local-gguf', modelPath: '/agents/b.gguf' } },
         env: { LAZYBOY_MODEL_PATH: '/x.gguf' },
       }),
-    ).toMatchObject({ modelPath: '/bots/b.gguf', model: 'b', source: 'bot' });
+    ).toMatchObject({ modelPath: '/agents/b.gguf', model: 'b', source: 'agent' });
   });
 
   it('reaches a model server on the host from inside a container', () => {

@@ -3,7 +3,7 @@ import { isLoopbackHost, type ModelProvider, modelProviderSchema, type ModelSett
 import { ModelNotConfiguredError } from './errors.js';
 import { defaultBaseUrl, OPENAI_DEFAULT_BASE_URL, XAI_DEFAULT_BASE_URL } from './provider-defaults.js';
 
-// Which model a run talks to: the bot's settings, then the workspace's, then the environment.
+// Which model a run talks to: the agent's settings, then the workspace's, then the environment.
 //
 // Environment variables (the last link of the chain; empty values count as unset):
 //
@@ -24,15 +24,15 @@ import { defaultBaseUrl, OPENAI_DEFAULT_BASE_URL, XAI_DEFAULT_BASE_URL } from '.
 // How the links combine:
 // - The endpoint (provider and base URL) comes as one piece from the first link that names either.
 //   A provider without a base URL means that provider's own service; a base URL without a provider
-//   keeps the provider of a later link (default openai-chat). Mixing a bot's provider with a base URL
+//   keeps the provider of a later link (default openai-chat). Mixing an agent's provider with a base URL
 //   from the environment would send requests somewhere neither was configured for.
 // - Model, temperature and GGUF path: each from the first link that sets it.
 // - The API key: from the first link that has one *for the chosen endpoint*. A link's key is meant for
 //   the endpoint that link's own settings name (a link naming neither provider nor base URL has no key
-//   to give); a key meant for another base URL is never used, so a bot pointed at some other host cannot
+//   to give); a key meant for another base URL is never used, so an agent pointed at some other host cannot
 //   receive the workspace's or the operator's key, nor a workspace pointed elsewhere an agent's.
 
-export type CredentialSource = 'bot' | 'workspace' | 'env';
+export type CredentialSource = 'agent' | 'workspace' | 'env';
 
 export interface CredentialLink {
   settings: ModelSettings;
@@ -40,7 +40,7 @@ export interface CredentialLink {
 }
 
 export interface ResolveModelBackendInput {
-  bot?: CredentialLink;
+  agent?: CredentialLink;
   workspace?: CredentialLink;
   env: Record<string, string | undefined>;
   /** Default: detected with isInContainer(env). */
@@ -243,13 +243,13 @@ function chooseKey(links: Link[], endpoint: Endpoint): { apiKey: string; source:
 }
 
 function linksOf(input: ResolveModelBackendInput): Link[] {
-  return [settingsLink('bot', input.bot), settingsLink('workspace', input.workspace), envLink(input.env)].filter(
+  return [settingsLink('agent', input.agent), settingsLink('workspace', input.workspace), envLink(input.env)].filter(
     (link): link is Link => link !== undefined,
   );
 }
 
 const NOT_CONFIGURED =
-  "no model provider is configured: choose one in the bot's or workspace's model settings, or set XAI_API_KEY (xAI), " +
+  "no model provider is configured: choose one in the agent's or workspace's model settings, or set XAI_API_KEY (xAI), " +
   'OPENAI_API_KEY or OPENAI_BASE_URL (OpenAI-compatible), LAZYBOY_MODEL_PATH (a local GGUF file), or LAZYBOY_MODEL_PROVIDER';
 
 /** Where requests go and with which key, without the model name: what listing an endpoint's models needs. */
@@ -295,7 +295,7 @@ export function resolveModelBackend(input: ResolveModelBackendInput): ResolvedMo
     model ??= modelPath ? path.basename(modelPath, '.gguf') : undefined;
     if (!model || !modelPath) {
       throw new ModelNotConfiguredError(
-        "the local-gguf provider needs the path of a GGUF file: set modelPath in the bot's or workspace's model settings, or LAZYBOY_MODEL_PATH",
+        "the local-gguf provider needs the path of a GGUF file: set modelPath in the agent's or workspace's model settings, or LAZYBOY_MODEL_PATH",
         { reason: 'no_model_file', provider },
       );
     }
@@ -311,7 +311,7 @@ export function resolveModelBackend(input: ResolveModelBackendInput): ResolvedMo
   if (!model) {
     const alias = provider === 'xai' ? ' (or XAI_MODEL)' : ' (or OPENAI_MODEL)';
     throw new ModelNotConfiguredError(
-      `no model name is configured for ${provider}: set the model in the bot's or workspace's model settings, or LAZYBOY_MODEL${alias}`,
+      `no model name is configured for ${provider}: set the model in the agent's or workspace's model settings, or LAZYBOY_MODEL${alias}`,
       { reason: 'no_model', provider },
     );
   }

@@ -28,7 +28,7 @@ export function toAdminComputerView(computer: AdminComputerRow): AdminComputerVi
   return {
     ...computerView(computer),
     workspaceName: computer.workspace.name,
-    botName: computer.bot?.name ?? null,
+    agentName: computer.agent?.name ?? null,
     createdAt: computer.createdAt.toISOString(),
   };
 }

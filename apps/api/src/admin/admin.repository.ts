@@ -13,13 +13,13 @@ export interface AdminWorkspaceRow {
   slug: string;
   createdAt: Date;
   memberCount: number;
-  botCount: number;
+  agentCount: number;
 }
 
 export type AdminComputerRow = Computer & {
   screens: ComputerScreen[];
   workspace: { name: string };
-  bot: { name: string } | null;
+  agent: { name: string } | null;
 };
 
 export type AuditRow = AuditLog & { actor: { email: string } | null };
@@ -27,7 +27,7 @@ export type AuditRow = AuditLog & { actor: { email: string } | null };
 export interface RunFilter {
   status?: RunStatus;
   workspaceId?: string;
-  botId?: string;
+  agentId?: string;
   limit: number;
 }
 
@@ -38,11 +38,11 @@ const userInclude = {
 const computerInclude = {
   screens: { orderBy: { slot: 'asc' } },
   workspace: { select: { name: true } },
-  bot: { select: { name: true } },
+  agent: { select: { name: true } },
 } as const;
 
 /** A run with its agent's and workspace's names. */
-export type AdminRunRow = Run & { bot: { name: string }; workspace: { name: string } };
+export type AdminRunRow = Run & { agent: { name: string }; workspace: { name: string } };
 
 /** The instance-wide reads and writes of the admin dashboard: no workspace scoping, on purpose. */
 @Injectable()
@@ -92,9 +92,9 @@ export class AdminRepository {
       where: before ? { id: { lt: before } } : {},
       orderBy: { id: 'desc' },
       take: limit + 1,
-      select: { id: true, name: true, slug: true, createdAt: true, _count: { select: { memberships: true, bots: true } } },
+      select: { id: true, name: true, slug: true, createdAt: true, _count: { select: { memberships: true, agents: true } } },
     });
-    return rows.map(({ _count, ...row }) => ({ ...row, memberCount: _count.memberships, botCount: _count.bots }));
+    return rows.map(({ _count, ...row }) => ({ ...row, memberCount: _count.memberships, agentCount: _count.agents }));
   }
 
   async workspaceExists(id: string): Promise<boolean> {
@@ -118,10 +118,10 @@ export class AdminRepository {
 
   // ------------------------------------------------------------------------------------------ runs
 
-  async runs({ status, workspaceId, botId, limit }: RunFilter): Promise<AdminRunRow[]> {
+  async runs({ status, workspaceId, agentId, limit }: RunFilter): Promise<AdminRunRow[]> {
     return this.prisma.run.findMany({
-      where: { ...(status ? { status } : {}), ...(workspaceId ? { workspaceId } : {}), ...(botId ? { botId } : {}) },
-      include: { bot: { select: { name: true } }, workspace: { select: { name: true } } },
+      where: { ...(status ? { status } : {}), ...(workspaceId ? { workspaceId } : {}), ...(agentId ? { agentId } : {}) },
+      include: { agent: { select: { name: true } }, workspace: { select: { name: true } } },
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
       take: limit,
     });

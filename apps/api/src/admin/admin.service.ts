@@ -125,7 +125,7 @@ export class AdminService {
     return (await this.repo.computers(limit, workspaceId)).map(toAdminComputerView);
   }
 
-  /** Stops any computer (its home is kept). ComputersService.stop does not audit; its bot route does, so we do here. */
+  /** Stops any computer (its home is kept). ComputersService.stop does not audit; its agent route does, so we do here. */
   async stopComputer(principal: Principal, computerId: string, ip?: string): Promise<AdminComputerView> {
     const computer = await this.repo.computer(computerId);
     if (!computer) throw notFound('computer');
@@ -149,7 +149,7 @@ export class AdminService {
   async runs(query: AdminRunListQuery): Promise<AdminRunView[]> {
     return (await this.repo.runs(query)).map((run) => ({
       ...toRunView(run),
-      botName: run.bot.name,
+      agentName: run.agent.name,
       workspaceName: run.workspace.name,
     }));
   }

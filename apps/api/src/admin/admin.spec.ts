@@ -69,16 +69,18 @@ describe('admin dashboard endpoints', () => {
     ).body.items;
   }
 
-  /** A bot, a chat and one message: the message's run stays queued (no runner). */
-  async function queuedRun(owner: TestUser): Promise<{ botId: string; runId: string }> {
-    const bot = await as(owner).post(`/api/workspaces/${owner.workspaceId}/bots`, { name: `Bot ${randomUUID().slice(0, 8)}` });
-    expect(bot.status).toBe(201);
-    const session = await as(owner).post(`/api/bots/${bot.body.id}/sessions`).expect(201);
+  /** An agent, a chat and one message: the message's run stays queued (no runner). */
+  async function queuedRun(owner: TestUser): Promise<{ agentId: string; runId: string }> {
+    const agent = await as(owner).post(`/api/workspaces/${owner.workspaceId}/agents`, {
+      name: `Agent ${randomUUID().slice(0, 8)}`,
+    });
+    expect(agent.status).toBe(201);
+    const chat = await as(owner).post(`/api/agents/${agent.body.id}/chats`).expect(201);
     const posted = await as(owner)
-      .post(`/api/sessions/${session.body.id}/messages`, { text: 'hello there', clientNonce: `nonce-${randomUUID()}` })
+      .post(`/api/chats/${chat.body.id}/messages`, { text: 'hello there', clientNonce: `nonce-${randomUUID()}` })
       .expect(202);
     expect(posted.body.run.status).toBe('queued');
-    return { botId: bot.body.id, runId: posted.body.run.id };
+    return { agentId: agent.body.id, runId: posted.body.run.id };
   }
 
   it('answers 403 FORBIDDEN to signed-in users who are not instance admins, on every admin route', async () => {
@@ -133,7 +135,7 @@ describe('admin dashboard endpoints', () => {
     const workspaces = await as(admin).get('/api/admin/workspaces').expect(200);
     expect(workspaces.body.items.find((w: { id: string }) => w.id === bob.workspaceId)).toMatchObject({
       memberCount: 1,
-      botCount: 1,
+      agentCount: 1,
       createdAt: expect.any(String),
     });
     await as(admin).get('/api/admin/users?limit=0').expect(400);
@@ -241,20 +243,20 @@ describe('admin dashboard endpoints', () => {
   it('lists runs newest first with filters and stops a queued run', async () => {
     const bob = await signUp(api.url);
     const older = await queuedRun(bob);
-    const { botId, runId } = await queuedRun(bob);
+    const { agentId, runId } = await queuedRun(bob);
 
     const all = await as(admin).get(`/api/admin/runs?workspaceId=${bob.workspaceId}`).expect(200);
     expect(all.body.items.map((r: { id: string }) => r.id)).toEqual([runId, older.runId]);
-    const byBot = await as(admin).get(`/api/admin/runs?botId=${botId}&status=queued`).expect(200);
+    const byAgent = await as(admin).get(`/api/admin/runs?agentId=${agentId}&status=queued`).expect(200);
     const bobsWorkspace = (await as(bob).get(`/api/workspaces/${bob.workspaceId}`).expect(200)).body as { name: string };
-    const bobsBot = (await as(bob).get(`/api/bots/${botId}`).expect(200)).body as { name: string };
+    const bobsAgent = (await as(bob).get(`/api/agents/${agentId}`).expect(200)).body as { name: string };
     // With the names the dashboard shows beside it.
-    expect(byBot.body.items).toEqual([
+    expect(byAgent.body.items).toEqual([
       expect.objectContaining({
         id: runId,
         status: 'queued',
         workspaceId: bob.workspaceId,
-        botName: bobsBot.name,
+        agentName: bobsAgent.name,
         workspaceName: bobsWorkspace.name,
       }),
     ]);
@@ -264,7 +266,7 @@ describe('admin dashboard endpoints', () => {
     expect(stopped.body).toMatchObject({ id: runId, status: 'cancelled', cancelRequested: true });
     const seen = await as(bob).get(`/api/runs/${runId}`).expect(200);
     expect(seen.body.status).toBe('cancelled');
-    expect((await as(admin).get(`/api/admin/runs?botId=${botId}&status=queued`).expect(200)).body.items).toEqual([]);
+    expect((await as(admin).get(`/api/admin/runs?agentId=${agentId}&status=queued`).expect(200)).body.items).toEqual([]);
     expect((await auditRows('run.stop')).filter((row) => row.targetId === runId)).toEqual([
       expect.objectContaining({ actorUserId: admin.userId, details: { by: 'instance_admin', from: 'queued' } }),
     ]);
@@ -276,7 +278,7 @@ describe('admin dashboard endpoints', () => {
 
   it('lists every computer with its workspace and screens, and stops one (audited)', async () => {
     const bob = await signUp(api.url);
-    const { botId } = await queuedRun(bob);
+    const { agentId } = await queuedRun(bob);
     // A computer whose worker is gone (no binding): booting one needs a desktop, which this suite does not test.
     const prisma = api.app.get(PrismaService);
     const computer = await prisma.computer.create({
@@ -287,7 +289,7 @@ describe('admin dashboard endpoints', () => {
         homeKey: `home-${randomUUID()}`,
         bootedAt: new Date(),
         memoryBytes: 123_456_789n,
-        screens: { create: { slot: 0, display: 1, botId } },
+        screens: { create: { slot: 0, display: 1, agentId } },
       },
     });
 
@@ -300,9 +302,9 @@ describe('admin dashboard endpoints', () => {
         state: 'running',
         memoryBytes: 123_456_789,
         bootedAt: expect.any(String),
-        botName: null,
+        agentName: null,
         workspaceName: expect.any(String),
-        screens: [expect.objectContaining({ slot: 0, display: 1, botId, controlHolder: 'agent', executionRunId: null })],
+        screens: [expect.objectContaining({ slot: 0, display: 1, agentId, controlHolder: 'agent', executionRunId: null })],
       }),
     ]);
     expect((await as(admin).get('/api/admin/computers').expect(200)).body.items.map((c: { id: string }) => c.id)).toContain(
@@ -321,8 +323,8 @@ describe('admin dashboard endpoints', () => {
 
   it('lets agents use local model servers only once an instance admin allows it (audited), never link-local ones', async () => {
     const bob = await signUp(api.url);
-    const createBot = (modelSettings: object) =>
-      as(bob).post(`/api/workspaces/${bob.workspaceId}/bots`, { name: `Local ${randomUUID().slice(0, 8)}`, modelSettings });
+    const createAgent = (modelSettings: object) =>
+      as(bob).post(`/api/workspaces/${bob.workspaceId}/agents`, { name: `Local ${randomUUID().slice(0, 8)}`, modelSettings });
     const ollama = { baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3' };
     const metadata = { baseUrl: 'http://169.254.169.254/latest' };
 
@@ -335,7 +337,7 @@ describe('admin dashboard endpoints', () => {
       mailConfigured: false,
       updatedAt: null,
     });
-    const refused = await createBot(ollama).expect(400);
+    const refused = await createAgent(ollama).expect(400);
     expect(refused.body.error.message).toContain('an instance admin can allow them');
 
     // Bob owns his workspace, but not the instance: refused, and nothing changed.
@@ -359,13 +361,13 @@ describe('admin dashboard endpoints', () => {
       updatedAt: expect.any(String),
     });
     await as(admin).patch('/api/admin/settings', { allowLocalModelServers: true }).expect(200);
-    const bot = await createBot(ollama).expect(201);
-    expect(bot.body.modelSettings).toEqual(ollama);
-    await createBot(metadata).expect(400);
+    const agent = await createAgent(ollama).expect(201);
+    expect(agent.body.modelSettings).toEqual(ollama);
+    await createAgent(metadata).expect(400);
 
     await as(admin).patch('/api/admin/settings', { allowLocalModelServers: false }).expect(200);
     await as(bob)
-      .patch(`/api/bots/${bot.body.id}`, { modelSettings: { ...ollama, model: 'other' } })
+      .patch(`/api/agents/${agent.body.id}`, { modelSettings: { ...ollama, model: 'other' } })
       .expect(400);
 
     // The settings are one row, and the database keeps them so.

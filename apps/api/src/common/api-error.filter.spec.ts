@@ -58,7 +58,7 @@ describe('toErrorResponse', () => {
   });
 
   it('keeps ApiErrors and plain errors as before', () => {
-    expect(toErrorResponse(new ApiError('NOT_FOUND', 'bot not found')).status).toBe(404);
+    expect(toErrorResponse(new ApiError('NOT_FOUND', 'agent not found')).status).toBe(404);
     expect(toErrorResponse(new Error('x'))).toMatchObject({ status: 500, body: { error: { code: 'INTERNAL' } } });
   });
 });

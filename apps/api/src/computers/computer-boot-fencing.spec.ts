@@ -48,12 +48,14 @@ describe('computer boot fencing', () => {
     return { reached, release };
   };
 
-  const newBot = async (computerMode: 'team' | 'private' = 'team') => {
+  const newAgent = async (computerMode: 'team' | 'private' = 'team') => {
     const workspace = await prisma.workspace.create({ data: { name: 'fencing', slug: `fencing-${randomUUID()}` } });
-    const bot = await prisma.bot.create({ data: { workspaceId: workspace.id, name: 'fenced', avatarSeed: 'f', computerMode } });
-    return { id: bot.id, workspaceId: workspace.id, computerMode: bot.computerMode };
+    const agent = await prisma.agent.create({
+      data: { workspaceId: workspace.id, name: 'fenced', avatarSeed: 'f', computerMode },
+    });
+    return { id: agent.id, workspaceId: workspace.id, computerMode: agent.computerMode };
   };
-  const newComputer = async () => computers.computerOf(await newBot());
+  const newComputer = async () => computers.computerOf(await newAgent());
 
   beforeAll(async () => {
     await redis.onModuleInit();
@@ -124,8 +126,8 @@ describe('computer boot fencing', () => {
   });
 
   it('refuses to suspend or stop a computer a run works on, under the power lock', async () => {
-    const bot = await newBot('private');
-    const { id } = await computers.computerOf(bot);
+    const agent = await newAgent('private');
+    const { id } = await computers.computerOf(agent);
     const lease = new Date(Date.now() + 30_000);
     const fence = await repo.claimBoot(id, new Date(), lease);
     await repo.markRunning(
@@ -134,7 +136,7 @@ describe('computer boot fencing', () => {
       { endpoint: 'http://127.0.0.1:1', tokenCipher: new Uint8Array(8), owner: 'local:test:1' },
       lease,
     );
-    await prisma.run.create({ data: { workspaceId: bot.workspaceId, botId: bot.id, status: 'running' } });
+    await prisma.run.create({ data: { workspaceId: agent.workspaceId, agentId: agent.id, status: 'running' } });
 
     await expect(computers.suspend(id)).rejects.toMatchObject({ code: 'CONFLICT', message: /agent is working/ });
     expect(await computers.suspend(id, new Date())).toBe(false); // the idle loop just leaves it
@@ -156,12 +158,12 @@ describe('computer boot fencing on a real worker (local pool driver)', () => {
     displayBaseFrom,
   });
   const computers = new ComputersService(repo, driver, new PowerLock(redis), config);
-  const newBot = async () => {
+  const newAgent = async () => {
     const workspace = await prisma.workspace.create({ data: { name: 'fencing', slug: `fencing-${randomUUID()}` } });
-    const bot = await prisma.bot.create({
+    const agent = await prisma.agent.create({
       data: { workspaceId: workspace.id, name: 'fenced', avatarSeed: 'f', computerMode: 'team' },
     });
-    return { id: bot.id, workspaceId: workspace.id, computerMode: bot.computerMode };
+    return { id: agent.id, workspaceId: workspace.id, computerMode: agent.computerMode };
   };
 
   beforeAll(async () => {
@@ -180,12 +182,12 @@ describe('computer boot fencing on a real worker (local pool driver)', () => {
   }, 30_000);
 
   it("records the screen's real display, above the computer's display base", async () => {
-    const bot = await newBot();
-    const { running, screen } = await computers.bootForBot(bot);
+    const agent = await newAgent();
+    const { running, screen } = await computers.bootForAgent(agent);
     try {
       expect(screen.slot).toBe(0);
       expect(screen.display).toBeGreaterThan(displayBaseFrom);
-      const onWorker = await computers.botComputerView(bot);
+      const onWorker = await computers.agentComputerView(agent);
       expect(onWorker.screen?.display).toBe(screen.display);
       await computers.suspend(running.computer.id);
       await computers.ensureRunning(running.computer.id);

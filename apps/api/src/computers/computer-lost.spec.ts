@@ -43,11 +43,11 @@ describe('a lost or taken-over computer, as a run sees it', () => {
 
   const newRun = async () => {
     const workspace = await prisma.workspace.create({ data: { name: 'lost', slug: `lost-${randomUUID()}` } });
-    const bot = await prisma.bot.create({
+    const agent = await prisma.agent.create({
       data: { workspaceId: workspace.id, name: 'l', avatarSeed: 'l', computerMode: 'private' },
     });
-    const run = await prisma.run.create({ data: { workspaceId: workspace.id, botId: bot.id, status: 'running' } });
-    return { workspaceId: workspace.id, botId: bot.id, runId: run.id };
+    const run = await prisma.run.create({ data: { workspaceId: workspace.id, agentId: agent.id, status: 'running' } });
+    return { workspaceId: workspace.id, agentId: agent.id, runId: run.id };
   };
   const acquire = (screens: ComputerRunScreens, run: Awaited<ReturnType<typeof newRun>>) =>
     screens.acquire({ ...run, onStep: () => undefined, signal: new AbortController().signal });
@@ -167,10 +167,10 @@ describe('a lost or taken-over computer, as a run sees it', () => {
     const control = new ScreenControlService(alive.computers, repo, new AuditService(new AuditRepository(prisma)), config);
     const loop = new ComputerIdleLoop(alive.computers, control, repo, alive.driver, config);
     const orphaned = await dead.computers.ensureRunning(
-      (await repo.ensureComputerForBot({ ...(await botOf()), computerMode: 'private' })).id,
+      (await repo.ensureComputerForAgent({ ...(await agentOf()), computerMode: 'private' })).id,
     );
     const gone = await dead.computers.ensureRunning(
-      (await repo.ensureComputerForBot({ ...(await botOf()), computerMode: 'private' })).id,
+      (await repo.ensureComputerForAgent({ ...(await agentOf()), computerMode: 'private' })).id,
     );
     dead.computers.detach();
     dead.driver.orphanAll();
@@ -202,10 +202,10 @@ describe('a lost or taken-over computer, as a run sees it', () => {
     const live = replica();
     const restarted = replica();
     const orphaned = await dead.computers.ensureRunning(
-      (await repo.ensureComputerForBot({ ...(await botOf()), computerMode: 'private' })).id,
+      (await repo.ensureComputerForAgent({ ...(await agentOf()), computerMode: 'private' })).id,
     );
     const kept = await live.computers.ensureRunning(
-      (await repo.ensureComputerForBot({ ...(await botOf()), computerMode: 'private' })).id,
+      (await repo.ensureComputerForAgent({ ...(await agentOf()), computerMode: 'private' })).id,
     );
     dead.computers.detach();
     dead.driver.orphanAll();
@@ -229,11 +229,11 @@ describe('a lost or taken-over computer, as a run sees it', () => {
     await live.computers.stop(kept.computer.id);
   });
 
-  const botOf = async () => {
+  const agentOf = async () => {
     const workspace = await prisma.workspace.create({ data: { name: 'idle', slug: `idle-${randomUUID()}` } });
-    const bot = await prisma.bot.create({
+    const agent = await prisma.agent.create({
       data: { workspaceId: workspace.id, name: 'i', avatarSeed: 'i', computerMode: 'private' },
     });
-    return { id: bot.id, workspaceId: workspace.id };
+    return { id: agent.id, workspaceId: workspace.id };
   };
 });

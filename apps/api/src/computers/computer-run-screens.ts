@@ -15,10 +15,10 @@ export class ComputerRunScreens extends RunScreens {
     super();
   }
 
-  async acquire({ workspaceId, botId, runId, onStep, signal }: AcquireScreenInput): Promise<AcquiredScreen> {
-    const bot = await this.computers.bot(botId);
-    if (bot.workspaceId !== workspaceId) throw new Error(`bot ${botId} is not in workspace ${workspaceId}`);
-    const { running, screen } = await this.computers.bootForBot(bot, {
+  async acquire({ workspaceId, agentId, runId, onStep, signal }: AcquireScreenInput): Promise<AcquiredScreen> {
+    const agent = await this.computers.agent(agentId);
+    if (agent.workspaceId !== workspaceId) throw new Error(`agent ${agentId} is not in workspace ${workspaceId}`);
+    const { running, screen } = await this.computers.bootForAgent(agent, {
       onStep,
       signal,
       lease: (allocated) => this.repo.takeExecution(allocated.id, runId),
@@ -27,7 +27,7 @@ export class ComputerRunScreens extends RunScreens {
     // holds (if another run took the lease meanwhile, the worker refuses this one with STALE_FENCE).
     const rebind = async (rebindSignal?: AbortSignal) =>
       (
-        await this.computers.bootForBot(bot, {
+        await this.computers.bootForAgent(agent, {
           onStep,
           ...(rebindSignal ? { signal: rebindSignal } : {}),
           lease: async (held) => held,
@@ -54,10 +54,10 @@ export class ComputerRunScreens extends RunScreens {
     }
   }
 
-  async controlHolder(botId: string): Promise<ControlHolder> {
-    const bot = await this.repo.bot(botId);
-    if (!bot) return 'agent';
-    const computer = await this.repo.computerForBot(bot);
-    return computer?.screens.find((s) => s.botId === botId)?.controlHolder ?? 'agent';
+  async controlHolder(agentId: string): Promise<ControlHolder> {
+    const agent = await this.repo.agent(agentId);
+    if (!agent) return 'agent';
+    const computer = await this.repo.computerForAgent(agent);
+    return computer?.screens.find((s) => s.agentId === agentId)?.controlHolder ?? 'agent';
   }
 }

@@ -1,8 +1,8 @@
 import { Controller, Get, HttpCode, Post, Req } from '@nestjs/common';
 import {
-  botComputerViewSchema,
+  agentComputerViewSchema,
   computerListResponseSchema,
-  type BotComputerView,
+  type AgentComputerView,
   type ComputerListResponse,
 } from '@lazyboy/contracts';
 import type { Request } from 'express';
@@ -13,10 +13,10 @@ import { conflict } from '../common/api-error.js';
 import { ApiRoute } from '../common/route-docs.js';
 import { IdParam } from '../common/zod-params.js';
 import { WorkspaceAccess } from '../tenancy/workspace-access.js';
-import { ComputersRepository, type BotRef } from './computers.repository.js';
+import { ComputersRepository, type AgentRef } from './computers.repository.js';
 import { ComputersService } from './computers.service.js';
 
-/** An agent's computer panel (bot-scoped) and the workspace's list of computers. */
+/** An agent's computer panel (agent-scoped) and the workspace's list of computers. */
 @Controller('api')
 export class ComputersController {
   constructor(
@@ -26,67 +26,71 @@ export class ComputersController {
     private readonly auditLog: AuditService,
   ) {}
 
-  @Get('bots/:botId/computer')
-  @ApiRoute({ summary: "The agent's computer and its screen", response: botComputerViewSchema, tag: 'computers' })
-  async get(@CurrentPrincipal() principal: Principal, @IdParam('botId') botId: string): Promise<BotComputerView> {
-    return this.computers.botComputerView(await this.computers.visibleBot(principal, botId));
+  @Get('agents/:agentId/computer')
+  @ApiRoute({ summary: "The agent's computer and its screen", response: agentComputerViewSchema, tag: 'computers' })
+  async get(@CurrentPrincipal() principal: Principal, @IdParam('agentId') agentId: string): Promise<AgentComputerView> {
+    return this.computers.agentComputerView(await this.computers.visibleAgent(principal, agentId));
   }
 
-  @Post('bots/:botId/computer/boot')
+  @Post('agents/:agentId/computer/boot')
   @HttpCode(200)
   @ApiRoute({
     summary: "Boots (or wakes) the agent's computer and starts its screen",
-    response: botComputerViewSchema,
+    response: agentComputerViewSchema,
     tag: 'computers',
   })
-  async boot(@CurrentPrincipal() principal: Principal, @IdParam('botId') botId: string): Promise<BotComputerView> {
-    const bot = await this.computers.visibleBot(principal, botId);
-    await this.computers.bootForBot(bot);
-    return this.computers.botComputerView(bot);
+  async boot(@CurrentPrincipal() principal: Principal, @IdParam('agentId') agentId: string): Promise<AgentComputerView> {
+    const agent = await this.computers.visibleAgent(principal, agentId);
+    await this.computers.bootForAgent(agent);
+    return this.computers.agentComputerView(agent);
   }
 
-  @Post('bots/:botId/computer/wake')
+  @Post('agents/:agentId/computer/wake')
   @HttpCode(200)
-  @ApiRoute({ summary: "Wakes the agent's suspended computer", response: botComputerViewSchema, tag: 'computers' })
-  async wake(@CurrentPrincipal() principal: Principal, @IdParam('botId') botId: string): Promise<BotComputerView> {
-    const bot = await this.computers.visibleBot(principal, botId);
-    const computer = await this.repo.computerForBot(bot);
+  @ApiRoute({ summary: "Wakes the agent's suspended computer", response: agentComputerViewSchema, tag: 'computers' })
+  async wake(@CurrentPrincipal() principal: Principal, @IdParam('agentId') agentId: string): Promise<AgentComputerView> {
+    const agent = await this.computers.visibleAgent(principal, agentId);
+    const computer = await this.repo.computerForAgent(agent);
     if (!computer || computer.state === 'stopped' || computer.state === 'error') {
       throw conflict('computer_not_running', 'the computer is not running; boot it instead');
     }
     await this.computers.ensureRunning(computer.id);
-    return this.computers.botComputerView(bot);
+    return this.computers.agentComputerView(agent);
   }
 
-  @Post('bots/:botId/computer/suspend')
+  @Post('agents/:agentId/computer/suspend')
   @HttpCode(200)
-  @ApiRoute({ summary: "Suspends the agent's computer (memory kept, no CPU)", response: botComputerViewSchema, tag: 'computers' })
+  @ApiRoute({
+    summary: "Suspends the agent's computer (memory kept, no CPU)",
+    response: agentComputerViewSchema,
+    tag: 'computers',
+  })
   async suspend(
     @CurrentPrincipal() principal: Principal,
-    @IdParam('botId') botId: string,
+    @IdParam('agentId') agentId: string,
     @Req() req: Request,
-  ): Promise<BotComputerView> {
-    const bot = await this.computers.visibleBot(principal, botId);
-    const computer = await this.existingComputer(bot);
+  ): Promise<AgentComputerView> {
+    const agent = await this.computers.visibleAgent(principal, agentId);
+    const computer = await this.existingComputer(agent);
     // The busy check happens under the computer's power lock, inside suspend.
     if (!(await this.computers.suspend(computer.id))) throw conflict('computer_not_running', 'the computer is not running');
-    await this.audit(principal, bot, computer.id, 'computer.suspend', req);
-    return this.computers.botComputerView(bot);
+    await this.audit(principal, agent, computer.id, 'computer.suspend', req);
+    return this.computers.agentComputerView(agent);
   }
 
-  @Post('bots/:botId/computer/stop')
+  @Post('agents/:agentId/computer/stop')
   @HttpCode(200)
-  @ApiRoute({ summary: "Stops the agent's computer (its home is kept)", response: botComputerViewSchema, tag: 'computers' })
+  @ApiRoute({ summary: "Stops the agent's computer (its home is kept)", response: agentComputerViewSchema, tag: 'computers' })
   async stop(
     @CurrentPrincipal() principal: Principal,
-    @IdParam('botId') botId: string,
+    @IdParam('agentId') agentId: string,
     @Req() req: Request,
-  ): Promise<BotComputerView> {
-    const bot = await this.computers.visibleBot(principal, botId);
-    const computer = await this.existingComputer(bot);
+  ): Promise<AgentComputerView> {
+    const agent = await this.computers.visibleAgent(principal, agentId);
+    const computer = await this.existingComputer(agent);
     await this.computers.stop(computer.id, { unlessBusy: true });
-    await this.audit(principal, bot, computer.id, 'computer.stop', req);
-    return this.computers.botComputerView(bot);
+    await this.audit(principal, agent, computer.id, 'computer.stop', req);
+    return this.computers.agentComputerView(agent);
   }
 
   @Get('workspaces/:workspaceId/computers')
@@ -99,20 +103,20 @@ export class ComputersController {
     return { items: await this.computers.workspaceComputers(workspaceId) };
   }
 
-  private async existingComputer(bot: BotRef) {
-    const computer = await this.repo.computerForBot(bot);
+  private async existingComputer(agent: AgentRef) {
+    const computer = await this.repo.computerForAgent(agent);
     if (!computer) throw conflict('computer_not_running', 'the computer has never been booted');
     return computer;
   }
 
-  private async audit(principal: Principal, bot: BotRef, computerId: string, action: string, req: Request): Promise<void> {
+  private async audit(principal: Principal, agent: AgentRef, computerId: string, action: string, req: Request): Promise<void> {
     await this.auditLog.record({
-      workspaceId: bot.workspaceId,
+      workspaceId: agent.workspaceId,
       actorUserId: principal.userId,
       action,
       targetType: 'computer',
       targetId: computerId,
-      details: { botId: bot.id },
+      details: { agentId: agent.id },
       ip: clientIpOf(req) ?? null,
     });
   }

@@ -7,7 +7,7 @@ import { visibleWorkspaces } from '../tenancy/workspace-scope.js';
 
 export type ComputerWithScreens = Computer & { screens: ComputerScreen[] };
 
-export interface BotRef {
+export interface AgentRef {
   id: string;
   workspaceId: string;
   computerMode: ComputerMode;
@@ -16,7 +16,7 @@ export interface BotRef {
 /** Runs in these hold their agent's screen: its computer is busy while one exists. */
 const BUSY_RUN_STATUSES = ['leased', 'running', 'waiting_takeover'] as const;
 
-/** A new screen's display until its worker has said which one it is (set by ensureBotScreen). */
+/** A new screen's display until its worker has said which one it is (set by ensureAgentScreen). */
 const PENDING_DISPLAY = 0;
 
 const withScreens = { screens: { orderBy: { slot: 'asc' } } } satisfies Prisma.ComputerInclude;
@@ -26,18 +26,18 @@ const withScreens = { screens: { orderBy: { slot: 'asc' } } } satisfies Prisma.C
 export class ComputersRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  // ------------------------------------------------------------------------------------------ bots
+  // ------------------------------------------------------------------------------------------ agents
 
-  /** The bot if the principal may see it (a foreign id finds nothing). */
-  async visibleBot(principal: Principal, botId: string): Promise<BotRef | null> {
-    return this.prisma.bot.findFirst({
-      where: { id: botId, workspace: visibleWorkspaces(principal) },
+  /** The agent if the principal may see it (a foreign id finds nothing). */
+  async visibleAgent(principal: Principal, agentId: string): Promise<AgentRef | null> {
+    return this.prisma.agent.findFirst({
+      where: { id: agentId, workspace: visibleWorkspaces(principal) },
       select: { id: true, workspaceId: true, computerMode: true },
     });
   }
 
-  async bot(botId: string): Promise<BotRef | null> {
-    return this.prisma.bot.findUnique({ where: { id: botId }, select: { id: true, workspaceId: true, computerMode: true } });
+  async agent(agentId: string): Promise<AgentRef | null> {
+    return this.prisma.agent.findUnique({ where: { id: agentId }, select: { id: true, workspaceId: true, computerMode: true } });
   }
 
   // ------------------------------------------------------------------------------------- computers
@@ -50,38 +50,38 @@ export class ComputersRepository {
     return this.prisma.computerScreen.findMany({ where: { id: { in: ids } } });
   }
 
-  /** The computer the bot works on, if it exists yet: its private one, or its workspace's Team computer. */
-  async computerForBot(bot: BotRef): Promise<ComputerWithScreens | null> {
-    if (bot.computerMode === 'private') {
-      return this.prisma.computer.findUnique({ where: { botId: bot.id }, include: withScreens });
+  /** The computer the agent works on, if it exists yet: its private one, or its workspace's Team computer. */
+  async computerForAgent(agent: AgentRef): Promise<ComputerWithScreens | null> {
+    if (agent.computerMode === 'private') {
+      return this.prisma.computer.findUnique({ where: { agentId: agent.id }, include: withScreens });
     }
     return this.prisma.computer.findFirst({
-      where: { workspaceId: bot.workspaceId, kind: 'team' },
+      where: { workspaceId: agent.workspaceId, kind: 'team' },
       orderBy: { createdAt: 'asc' },
       include: withScreens,
     });
   }
 
   /**
-   * The bot's computer, created (stopped) when missing. Nothing in the schema makes the Team computer
+   * The agent's computer, created (stopped) when missing. Nothing in the schema makes the Team computer
    * unique per workspace, so creators serialise on an advisory lock named after the workspace.
    */
-  async ensureComputerForBot(bot: BotRef): Promise<ComputerWithScreens> {
-    const existing = await this.computerForBot(bot);
+  async ensureComputerForAgent(agent: AgentRef): Promise<ComputerWithScreens> {
+    const existing = await this.computerForAgent(agent);
     if (existing) return existing;
-    const lockName = bot.computerMode === 'private' ? `computer:bot:${bot.id}` : `computer:team:${bot.workspaceId}`;
+    const lockName = agent.computerMode === 'private' ? `computer:agent:${agent.id}` : `computer:team:${agent.workspaceId}`;
     return this.prisma.$transaction(async (tx) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${lockName}, 0))`;
       const again =
-        bot.computerMode === 'private'
-          ? await tx.computer.findUnique({ where: { botId: bot.id }, include: withScreens })
-          : await tx.computer.findFirst({ where: { workspaceId: bot.workspaceId, kind: 'team' }, include: withScreens });
+        agent.computerMode === 'private'
+          ? await tx.computer.findUnique({ where: { agentId: agent.id }, include: withScreens })
+          : await tx.computer.findFirst({ where: { workspaceId: agent.workspaceId, kind: 'team' }, include: withScreens });
       if (again) return again;
       return tx.computer.create({
         data:
-          bot.computerMode === 'private'
-            ? { workspaceId: bot.workspaceId, kind: 'private', botId: bot.id, homeKey: `bot-${bot.id}` }
-            : { workspaceId: bot.workspaceId, kind: 'team', homeKey: `team-${bot.workspaceId}` },
+          agent.computerMode === 'private'
+            ? { workspaceId: agent.workspaceId, kind: 'private', agentId: agent.id, homeKey: `agent-${agent.id}` }
+            : { workspaceId: agent.workspaceId, kind: 'team', homeKey: `team-${agent.workspaceId}` },
         include: withScreens,
       });
     });
@@ -259,13 +259,16 @@ export class ComputersRepository {
 
   /** True when a run of one of the computer's agents holds (or is about to hold) its screen. */
   async hasBusyRun(computer: ComputerWithScreens): Promise<boolean> {
-    const botIds = [
-      ...new Set([...computer.screens.flatMap((s) => (s.botId ? [s.botId] : [])), ...(computer.botId ? [computer.botId] : [])]),
+    const agentIds = [
+      ...new Set([
+        ...computer.screens.flatMap((s) => (s.agentId ? [s.agentId] : [])),
+        ...(computer.agentId ? [computer.agentId] : []),
+      ]),
     ];
     const runIds = computer.screens.flatMap((s) => (s.executionRunId ? [s.executionRunId] : []));
-    if (botIds.length === 0 && runIds.length === 0) return false;
+    if (agentIds.length === 0 && runIds.length === 0) return false;
     const busy = await this.prisma.run.count({
-      where: { status: { in: [...BUSY_RUN_STATUSES] }, OR: [{ botId: { in: botIds } }, { id: { in: runIds } }] },
+      where: { status: { in: [...BUSY_RUN_STATUSES] }, OR: [{ agentId: { in: agentIds } }, { id: { in: runIds } }] },
     });
     return busy > 0;
   }
@@ -285,26 +288,26 @@ export class ComputersRepository {
   // --------------------------------------------------------------------------------------- screens
 
   /**
-   * The bot's screen on the computer, allocated on first use at the lowest free slot below `limit`.
+   * The agent's screen on the computer, allocated on first use at the lowest free slot below `limit`.
    * When every slot is taken, the screen of an agent that is idle (no run holds it, nobody has control)
    * is handed over; `evicted` names it so the caller can stop its display first. Serialised per computer.
    */
   async ensureScreen(
     computerId: string,
-    botId: string,
+    agentId: string,
     limit: number,
-  ): Promise<{ screen: ComputerScreen; evicted?: { slot: number; botId: string | null } } | null> {
-    const existing = await this.prisma.computerScreen.findUnique({ where: { computerId_botId: { computerId, botId } } });
+  ): Promise<{ screen: ComputerScreen; evicted?: { slot: number; agentId: string | null } } | null> {
+    const existing = await this.prisma.computerScreen.findUnique({ where: { computerId_agentId: { computerId, agentId } } });
     if (existing) return { screen: existing };
     return this.prisma.$transaction(async (tx) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`screens:${computerId}`}, 0))`;
-      const again = await tx.computerScreen.findUnique({ where: { computerId_botId: { computerId, botId } } });
+      const again = await tx.computerScreen.findUnique({ where: { computerId_agentId: { computerId, agentId } } });
       if (again) return { screen: again };
       const screens = await tx.computerScreen.findMany({ where: { computerId }, orderBy: { slot: 'asc' } });
       const used = new Set(screens.map((s) => s.slot));
       for (let slot = 0; slot < limit; slot += 1) {
         if (used.has(slot)) continue;
-        return { screen: await tx.computerScreen.create({ data: { computerId, botId, slot, display: PENDING_DISPLAY } }) };
+        return { screen: await tx.computerScreen.create({ data: { computerId, agentId, slot, display: PENDING_DISPLAY } }) };
       }
       const runIds = screens.flatMap((s) => (s.executionRunId ? [s.executionRunId] : []));
       const busyRuns = new Set(
@@ -312,24 +315,27 @@ export class ComputersRepository {
           await tx.run.findMany({ where: { id: { in: runIds }, status: { in: [...BUSY_RUN_STATUSES] } }, select: { id: true } })
         ).map((r) => r.id),
       );
-      const busyBots = new Set(
+      const busyAgents = new Set(
         (
           await tx.run.findMany({
-            where: { botId: { in: screens.flatMap((s) => (s.botId ? [s.botId] : [])) }, status: { in: [...BUSY_RUN_STATUSES] } },
-            select: { botId: true },
+            where: {
+              agentId: { in: screens.flatMap((s) => (s.agentId ? [s.agentId] : [])) },
+              status: { in: [...BUSY_RUN_STATUSES] },
+            },
+            select: { agentId: true },
           })
-        ).map((r) => r.botId),
+        ).map((r) => r.agentId),
       );
       const victim = screens
         .filter((s) => s.slot < limit && s.controlHolder === 'agent')
-        .filter((s) => !(s.executionRunId && busyRuns.has(s.executionRunId)) && !(s.botId && busyBots.has(s.botId)))
+        .filter((s) => !(s.executionRunId && busyRuns.has(s.executionRunId)) && !(s.agentId && busyAgents.has(s.agentId)))
         .sort((a, b) => a.updatedAt.getTime() - b.updatedAt.getTime())[0];
       if (!victim) return null;
       const screen = await tx.computerScreen.update({
         where: { id: victim.id },
-        data: { botId, executionRunId: null, controlUserId: null, controlExpiresAt: null },
+        data: { agentId, executionRunId: null, controlUserId: null, controlExpiresAt: null },
       });
-      return { screen, evicted: { slot: victim.slot, botId: victim.botId } };
+      return { screen, evicted: { slot: victim.slot, agentId: victim.agentId } };
     });
   }
 

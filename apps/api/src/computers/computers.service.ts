@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import {
   workerRoutes,
-  type BotComputerView,
+  type AgentComputerView,
   type BusyStep,
   type ComputerView,
   type RealtimeRoom,
@@ -14,7 +14,7 @@ import { SecretBox } from '../crypto/secret-box.js';
 import type { ComputerScreen } from '../persistence/generated/client.js';
 import { RealtimePublisher } from '../realtime/realtime-publisher.js';
 import { computerView, screenView } from './computer-view.js';
-import { ComputersRepository, type BotRef, type ComputerWithScreens } from './computers.repository.js';
+import { ComputersRepository, type AgentRef, type ComputerWithScreens } from './computers.repository.js';
 import { PoolDriver, type LostWorker, type WorkerBinding } from './pool-driver.js';
 import { PowerLock } from './power-lock.js';
 import { neverDelivered, WorkerCallError, WorkerClient } from './worker-client.js';
@@ -41,8 +41,8 @@ export interface PowerOptions {
   signal?: AbortSignal;
 }
 
-export interface BootForBotOptions extends PowerOptions {
-  /** Takes the run's execution lease on the screen before the worker hears of it (see ensureBotScreen). */
+export interface BootForAgentOptions extends PowerOptions {
+  /** Takes the run's execution lease on the screen before the worker hears of it (see ensureAgentScreen). */
   lease?: (screen: ComputerScreen) => Promise<ComputerScreen>;
 }
 
@@ -91,25 +91,25 @@ export class ComputersService {
     return this.config.TEAM_SCREEN_LIMIT;
   }
 
-  // ------------------------------------------------------------------------------------------- bots
+  // ------------------------------------------------------------------------------------------- agents
 
-  /** The bot the principal names, or 404 (a foreign bot looks like a missing one). */
-  async visibleBot(principal: Principal, botId: string): Promise<BotRef> {
-    const bot = await this.repo.visibleBot(principal, botId);
-    if (!bot) throw notFound('bot');
-    return bot;
+  /** The agent the principal names, or 404 (a foreign agent looks like a missing one). */
+  async visibleAgent(principal: Principal, agentId: string): Promise<AgentRef> {
+    const agent = await this.repo.visibleAgent(principal, agentId);
+    if (!agent) throw notFound('agent');
+    return agent;
   }
 
-  async bot(botId: string): Promise<BotRef> {
-    const bot = await this.repo.bot(botId);
-    if (!bot) throw notFound('bot');
-    return bot;
+  async agent(agentId: string): Promise<AgentRef> {
+    const agent = await this.repo.agent(agentId);
+    if (!agent) throw notFound('agent');
+    return agent;
   }
 
-  async botComputerView(bot: BotRef): Promise<BotComputerView> {
-    const computer = await this.repo.computerForBot(bot);
+  async agentComputerView(agent: AgentRef): Promise<AgentComputerView> {
+    const computer = await this.repo.computerForAgent(agent);
     if (!computer) return { computer: null, screen: null };
-    const screen = computer.screens.find((s) => s.botId === bot.id) ?? null;
+    const screen = computer.screens.find((s) => s.agentId === agent.id) ?? null;
     return { computer: computerView(computer), screen: screen ? screenView(screen) : null };
   }
 
@@ -117,17 +117,17 @@ export class ComputersService {
     return (await this.repo.workspaceComputers(workspaceId)).map(computerView);
   }
 
-  /** The bot's computer, created (stopped) on first use. */
-  async computerOf(bot: BotRef): Promise<ComputerWithScreens> {
-    return this.repo.ensureComputerForBot(bot);
+  /** The agent's computer, created (stopped) on first use. */
+  async computerOf(agent: AgentRef): Promise<ComputerWithScreens> {
+    return this.repo.ensureComputerForAgent(agent);
   }
 
-  /** Boots or wakes the bot's computer and starts the bot's screen on it. */
-  async bootForBot(
-    bot: BotRef,
-    { lease, ...options }: BootForBotOptions = {},
+  /** Boots or wakes the agent's computer and starts the agent's screen on it. */
+  async bootForAgent(
+    agent: AgentRef,
+    { lease, ...options }: BootForAgentOptions = {},
   ): Promise<{ running: RunningComputer; screen: ComputerScreen }> {
-    const computer = await this.computerOf(bot);
+    const computer = await this.computerOf(agent);
     // Marks the computer in use before looking at its state, and keeps it so while the agent's screen
     // boots (seconds on a busy host), so the idle loop cannot suspend it under the person waiting for it.
     await this.repo.touchActive(computer.id);
@@ -135,7 +135,7 @@ export class ComputersService {
     try {
       return await this.withRetryOnLostWorker(computer.id, options, async (running) => ({
         running,
-        screen: await this.ensureBotScreen(bot, running, lease),
+        screen: await this.ensureAgentScreen(agent, running, lease),
       }));
     } finally {
       clearInterval(keepActive);
@@ -483,18 +483,18 @@ export class ComputersService {
   // --------------------------------------------------------------------------------------- screens
 
   /**
-   * The bot's screen on the running computer: its slot allocated (Team computer: the lowest free one) and
-   * its display started with the bot's own browser profile. With `fence`, the worker also records the
+   * The agent's screen on the running computer: its slot allocated (Team computer: the lowest free one) and
+   * its display started with the agent's own browser profile. With `fence`, the worker also records the
    * run's execution fence. The worker's control state is brought in line with the database's.
    */
-  async ensureBotScreen(
-    bot: BotRef,
+  async ensureAgentScreen(
+    agent: AgentRef,
     running: RunningComputer,
     lease?: (screen: ComputerScreen) => Promise<ComputerScreen>,
   ): Promise<ComputerScreen> {
     const { computer, binding } = running;
     const limit = computer.kind === 'private' ? 1 : this.screenLimit;
-    const allocated = await this.repo.ensureScreen(computer.id, bot.id, limit);
+    const allocated = await this.repo.ensureScreen(computer.id, agent.id, limit);
     if (!allocated) {
       throw conflict('screens_full', `all ${limit} screens of the Team computer are in use by working agents; try again later`);
     }
@@ -505,7 +505,7 @@ export class ComputersService {
     let screen = lease ? await lease(allocated.screen) : allocated.screen;
     const info = await worker.call(workerRoutes.ensureScreen, {
       slot: screen.slot,
-      profileKey: bot.id,
+      profileKey: agent.id,
       ...(lease ? { fence: Number(screen.executionFence) } : {}),
     });
     await this.syncControl(worker, screen, info);
@@ -558,13 +558,13 @@ export class ComputersService {
   /** computer.updated to the workspace and to every agent working on it. Best effort. */
   async publish(computer: ComputerWithScreens): Promise<void> {
     if (!this.realtime) return;
-    const bots = new Set([
-      ...(computer.botId ? [computer.botId] : []),
-      ...computer.screens.flatMap((s) => (s.botId ? [s.botId] : [])),
+    const agents = new Set([
+      ...(computer.agentId ? [computer.agentId] : []),
+      ...computer.screens.flatMap((s) => (s.agentId ? [s.agentId] : [])),
     ]);
     const rooms: RealtimeRoom[] = [
       { kind: 'workspace', id: computer.workspaceId },
-      ...[...bots].map((id) => ({ kind: 'bot' as const, id })),
+      ...[...agents].map((id) => ({ kind: 'agent' as const, id })),
     ];
     try {
       await this.realtime.publish(rooms, { type: 'computer.updated', computer: computerView(computer) });

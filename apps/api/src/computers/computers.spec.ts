@@ -72,8 +72,8 @@ describe('computers with real workers (local pool driver)', () => {
   let url: string;
   let member: TestUser;
   let stranger: TestUser;
-  let botA: string;
-  let botB: string;
+  let agentA: string;
+  let agentB: string;
   const workerPids = new Set<number>();
   const xPids = new Set<number>();
   let ourDisplays: number[] = [];
@@ -81,25 +81,25 @@ describe('computers with real workers (local pool driver)', () => {
   const http = () => request(url);
   /** The web server's calls: its shared secret in x-lazyboy-internal. */
   const internal = (path: string) => http().post(path).set('x-lazyboy-internal', TEST_INTERNAL_SECRET);
-  const createBot = async (name: string, computerMode: 'team' | 'private' = 'team'): Promise<string> => {
+  const createAgent = async (name: string, computerMode: 'team' | 'private' = 'team'): Promise<string> => {
     const res = await http()
-      .post(`/api/workspaces/${member.workspaceId}/bots`)
+      .post(`/api/workspaces/${member.workspaceId}/agents`)
       .set('cookie', member.cookie)
       .send({ name: `${name}-${randomUUID()}`, avatarSeed: name, computerMode });
     expect(res.status).toBe(201);
     return res.body.id as string;
   };
   /** A running run of the agent. An agent runs one at a time (the database holds to it): its earlier runs end first. */
-  const newRun = async (botId: string) => {
-    await prisma.run.updateMany({ where: { botId, status: 'running' }, data: { status: 'failed' } });
-    return (await prisma.run.create({ data: { workspaceId: member.workspaceId, botId, status: 'running' } })).id;
+  const newRun = async (agentId: string) => {
+    await prisma.run.updateMany({ where: { agentId, status: 'running' }, data: { status: 'failed' } });
+    return (await prisma.run.create({ data: { workspaceId: member.workspaceId, agentId, status: 'running' } })).id;
   };
   const finishRuns = () => prisma.run.updateMany({ where: { workspaceId: member.workspaceId }, data: { status: 'completed' } });
   const teamComputer = () => prisma.computer.findFirstOrThrow({ where: { workspaceId: member.workspaceId, kind: 'team' } });
-  const acquire = (botId: string, runId: string, steps: BusyStep[] = []) =>
+  const acquire = (agentId: string, runId: string, steps: BusyStep[] = []) =>
     screens.acquire({
       workspaceId: member.workspaceId,
-      botId,
+      agentId,
       runId,
       onStep: (step) => steps.push(step),
       signal: new AbortController().signal,
@@ -142,8 +142,8 @@ describe('computers with real workers (local pool driver)', () => {
     driver = app.get(PoolDriver) as LocalPoolDriver;
     member = await signUp(url);
     stranger = await signUp(url);
-    botA = await createBot('alpha');
-    botB = await createBot('beta');
+    agentA = await createAgent('alpha');
+    agentB = await createAgent('beta');
   }, 60_000);
 
   afterAll(async () => {
@@ -159,8 +159,8 @@ describe('computers with real workers (local pool driver)', () => {
   it('boots one Team computer for two agents at once, each on its own screen', async () => {
     const stepsA: BusyStep[] = [];
     const stepsB: BusyStep[] = [];
-    const [runA, runB] = [await newRun(botA), await newRun(botB)];
-    const [a, b] = await Promise.all([acquire(botA, runA, stepsA), acquire(botB, runB, stepsB)]);
+    const [runA, runB] = [await newRun(agentA), await newRun(agentB)];
+    const [a, b] = await Promise.all([acquire(agentA, runA, stepsA), acquire(agentB, runB, stepsB)]);
     expect(a.computerId).toBe(b.computerId);
     expect(new Set([a.slot, b.slot])).toEqual(new Set([0, 1]));
     expect(stepsA).toEqual([{ kind: 'booting' }]);
@@ -169,7 +169,7 @@ describe('computers with real workers (local pool driver)', () => {
     for (const pid of driver.workerPids()) workerPids.add(pid);
 
     const computer = await teamComputer();
-    expect(computer).toMatchObject({ state: 'running', kind: 'team', botId: null });
+    expect(computer).toMatchObject({ state: 'running', kind: 'team', agentId: null });
     expect(computer.controlTokenCipher).not.toBeNull();
     // The token is stored encrypted, never as is.
     expect(Buffer.from(computer.controlTokenCipher!).toString('utf8')).not.toContain(a.worker.endpoint.token);
@@ -177,19 +177,19 @@ describe('computers with real workers (local pool driver)', () => {
     const onWorker = await a.worker.call(workerRoutes.listScreens, {});
     expect(onWorker.screens.map((s) => [s.slot, s.state, s.profileKey])).toEqual(
       [
-        [a.slot, 'running', botA],
-        [b.slot, 'running', botB],
+        [a.slot, 'running', agentA],
+        [b.slot, 'running', agentB],
       ].sort((x, y) => Number(x[0]) - Number(y[0])),
     );
     ourDisplays = onWorker.screens.map((s) => Number(s.endpoints!.display.slice(1)));
     for (const pid of xServers(ourDisplays)) xPids.add(pid);
     expect(xPids.size).toBe(2);
 
-    const panel = await http().get(`/api/bots/${botA}/computer`).set('cookie', member.cookie);
+    const panel = await http().get(`/api/agents/${agentA}/computer`).set('cookie', member.cookie);
     expect(panel.status).toBe(200);
     expect(panel.body).toMatchObject({
       computer: { id: a.computerId, state: 'running', kind: 'team' },
-      screen: { slot: a.slot, botId: botA, controlHolder: 'agent' },
+      screen: { slot: a.slot, agentId: agentA, controlHolder: 'agent' },
     });
     expect(panel.body.computer.screens).toHaveLength(2);
     const list = await http().get(`/api/workspaces/${member.workspaceId}/computers`).set('cookie', member.cookie);
@@ -201,15 +201,15 @@ describe('computers with real workers (local pool driver)', () => {
     expect(updates.at(-1)?.rooms).toEqual(
       expect.arrayContaining([
         { kind: 'workspace', id: member.workspaceId },
-        { kind: 'bot', id: botA },
-        { kind: 'bot', id: botB },
+        { kind: 'agent', id: agentA },
+        { kind: 'agent', id: agentB },
       ]),
     );
   }, 120_000);
 
   it("answers 404 for another workspace's agent, exactly like a missing one", async () => {
-    for (const botId of [botA, randomUUID()]) {
-      const res = await http().get(`/api/bots/${botId}/computer`).set('cookie', stranger.cookie);
+    for (const agentId of [agentA, randomUUID()]) {
+      const res = await http().get(`/api/agents/${agentId}/computer`).set('cookie', stranger.cookie);
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('NOT_FOUND');
     }
@@ -218,11 +218,11 @@ describe('computers with real workers (local pool driver)', () => {
   });
 
   it('fences out the older holder when a run acquires the screen again', async () => {
-    const firstRun = await newRun(botA);
-    const first = await acquire(botA, firstRun);
+    const firstRun = await newRun(agentA);
+    const first = await acquire(agentA, firstRun);
     // The first run ends without giving the screen back (its executor died); the agent's next run takes it.
-    const secondRun = await newRun(botA);
-    const second = await acquire(botA, secondRun);
+    const secondRun = await newRun(agentA);
+    const second = await acquire(agentA, secondRun);
     expect(second.fence).toBe(first.fence + 1);
     expect(second.slot).toBe(first.slot);
 
@@ -234,31 +234,31 @@ describe('computers with real workers (local pool driver)', () => {
 
     // Releasing the superseded run changes nothing; releasing the holder clears the lease.
     await screens.release(firstRun);
-    const held = await prisma.computerScreen.findFirstOrThrow({ where: { botId: botA } });
+    const held = await prisma.computerScreen.findFirstOrThrow({ where: { agentId: agentA } });
     expect(held).toMatchObject({ executionRunId: secondRun, executionFence: BigInt(second.fence) });
     await screens.release(secondRun);
-    expect((await prisma.computerScreen.findFirstOrThrow({ where: { botId: botA } })).executionRunId).toBeNull();
+    expect((await prisma.computerScreen.findFirstOrThrow({ where: { agentId: agentA } })).executionRunId).toBeNull();
   }, 60_000);
 
   it('takeover: the agent is refused with 423 while a person holds the screen, and acts again after release', async () => {
-    const held = await acquire(botA, await newRun(botA));
-    const taken = await control.takeControl(botA, member.userId, { ip: '127.0.0.1' });
+    const held = await acquire(agentA, await newRun(agentA));
+    const taken = await control.takeControl(agentA, member.userId, { ip: '127.0.0.1' });
     expect(taken.screen).toMatchObject({ controlHolder: 'user', controlUserId: member.userId });
-    expect(await screens.controlHolder(botA)).toBe('user');
-    expect(await screens.controlHolder(botB)).toBe('agent');
+    expect(await screens.controlHolder(agentA)).toBe('user');
+    expect(await screens.controlHolder(agentB)).toBe('agent');
 
     const locked = await refusal(shell(held, held.fence, 'echo should-not-run'));
     expect(locked).toMatchObject({ code: 'CONTROL_HELD_BY_USER', status: 423 });
     // The other agent's screen is not affected.
-    const other = await acquire(botB, await newRun(botB));
+    const other = await acquire(agentB, await newRun(agentB));
     expect(await shell(other, other.fence, 'echo b')).toMatchObject({ done: true, exitCode: 0 });
 
     // Nobody else may take it meanwhile, and only the holder may hand it back.
-    await expect(control.takeControl(botA, stranger.userId)).rejects.toMatchObject({ code: 'CONFLICT' });
-    await expect(control.releaseControl(botA, stranger.userId)).rejects.toMatchObject({ code: 'CONFLICT' });
-    const released = await control.releaseControl(botA, member.userId);
+    await expect(control.takeControl(agentA, stranger.userId)).rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(control.releaseControl(agentA, stranger.userId)).rejects.toMatchObject({ code: 'CONFLICT' });
+    const released = await control.releaseControl(agentA, member.userId);
     expect(released?.fence).toBe(taken.fence + 1);
-    expect(await screens.controlHolder(botA)).toBe('agent');
+    expect(await screens.controlHolder(agentA)).toBe('agent');
     expect(await shell(held, held.fence, 'echo back')).toMatchObject({ done: true, exitCode: 0 });
 
     const audit = await prisma.auditLog.findMany({
@@ -266,18 +266,21 @@ describe('computers with real workers (local pool driver)', () => {
       orderBy: { id: 'asc' },
     });
     expect(audit.map((a) => [a.action, a.actorUserId, a.targetId])).toEqual([
-      ['takeover.start', member.userId, botA],
-      ['takeover.end', member.userId, botA],
+      ['takeover.start', member.userId, agentA],
+      ['takeover.end', member.userId, agentA],
     ]);
   }, 60_000);
 
   it('hands an expired takeover back to the agent from the idle loop', async () => {
-    const held = await acquire(botA, await newRun(botA));
-    await control.takeControl(botA, member.userId);
+    const held = await acquire(agentA, await newRun(agentA));
+    await control.takeControl(agentA, member.userId);
     await refusal(shell(held, held.fence, 'true'));
-    await prisma.computerScreen.updateMany({ where: { botId: botA }, data: { controlExpiresAt: new Date(Date.now() - 1_000) } });
+    await prisma.computerScreen.updateMany({
+      where: { agentId: agentA },
+      data: { controlExpiresAt: new Date(Date.now() - 1_000) },
+    });
     await until('the expired lease to be released', async () =>
-      (await screens.controlHolder(botA)) === 'agent' ? true : undefined,
+      (await screens.controlHolder(agentA)) === 'agent' ? true : undefined,
     );
     // The database says so first; the worker hears it a moment later.
     const again = await until('the worker to take the agent again', () =>
@@ -294,19 +297,19 @@ describe('computers with real workers (local pool driver)', () => {
   }, 60_000);
 
   it('viewer tickets: issued per screen and mode, redeemed once, refused when altered', async () => {
-    const heartbeat = await http().post(`/api/bots/${botA}/computer/heartbeat`).set('cookie', member.cookie);
+    const heartbeat = await http().post(`/api/agents/${agentA}/computer/heartbeat`).set('cookie', member.cookie);
     expect(heartbeat.status).toBe(200);
     expect(heartbeat.body.computer.lastViewedAt).not.toBeNull();
 
     const issued = await http()
-      .post(`/api/bots/${botA}/computer/viewer-ticket`)
+      .post(`/api/agents/${agentA}/computer/viewer-ticket`)
       .set('cookie', member.cookie)
       .send({ mode: 'view' });
     expect(issued.status).toBe(201);
     expect(issued.body).toMatchObject({ mode: 'view', path: expect.stringMatching(/^\/view\//) });
     expect(Date.parse(issued.body.expiresAt) - Date.now()).toBeLessThanOrEqual(60_000);
 
-    const screen = await prisma.computerScreen.findFirstOrThrow({ where: { botId: botA } });
+    const screen = await prisma.computerScreen.findFirstOrThrow({ where: { agentId: agentA } });
     // Only the web server redeems, with the shared secret; a refused caller does not use the ticket up.
     for (const secret of [null, 'x'.repeat(TEST_INTERNAL_SECRET.length)]) {
       const call = http().post('/api/viewer/redeem');
@@ -333,7 +336,7 @@ describe('computers with real workers (local pool driver)', () => {
     const again = await internal('/api/viewer/redeem').send({ ticket: issued.body.ticket });
     expect(again.status).toBe(401);
 
-    const fresh = await http().post(`/api/bots/${botA}/computer/viewer-ticket`).set('cookie', member.cookie).send({});
+    const fresh = await http().post(`/api/agents/${agentA}/computer/viewer-ticket`).set('cookie', member.cookie).send({});
     const [body, signature] = (fresh.body.ticket as string).split('.');
     const claims = JSON.parse(Buffer.from(body!, 'base64url').toString('utf8')) as Record<string, unknown>;
     const forged = Buffer.from(JSON.stringify({ ...claims, mode: 'control' })).toString('base64url');
@@ -345,13 +348,13 @@ describe('computers with real workers (local pool driver)', () => {
 
     // Control tickets only for the person holding control.
     const refused = await http()
-      .post(`/api/bots/${botA}/computer/viewer-ticket`)
+      .post(`/api/agents/${agentA}/computer/viewer-ticket`)
       .set('cookie', member.cookie)
       .send({ mode: 'control' });
     expect(refused.status).toBe(403);
-    await control.takeControl(botA, member.userId);
+    await control.takeControl(agentA, member.userId);
     const controlTicket = await http()
-      .post(`/api/bots/${botA}/computer/viewer-ticket`)
+      .post(`/api/agents/${agentA}/computer/viewer-ticket`)
       .set('cookie', member.cookie)
       .send({ mode: 'control' });
     expect(controlTicket.status).toBe(201);
@@ -369,14 +372,14 @@ describe('computers with real workers (local pool driver)', () => {
         })
       ).body.holds.map((h: { held: boolean }) => h.held);
     expect(await check()).toEqual([true, false, false]);
-    await control.releaseControl(botA, member.userId);
+    await control.releaseControl(agentA, member.userId);
     expect(await check()).toEqual([false, false, false]);
     const unsigned = await http()
       .post('/api/viewer/control-check')
       .send({ holds: [{ screenId: screen.id, userId: member.userId }] });
     expect(unsigned.status).toBe(403);
 
-    const foreign = await http().post(`/api/bots/${botA}/computer/viewer-ticket`).set('cookie', stranger.cookie).send({});
+    const foreign = await http().post(`/api/agents/${agentA}/computer/viewer-ticket`).set('cookie', stranger.cookie).send({});
     expect(foreign.status).toBe(404);
   }, 60_000);
 
@@ -396,7 +399,7 @@ describe('computers with real workers (local pool driver)', () => {
     expect(binding).toHaveLength(1);
 
     const steps: BusyStep[] = [];
-    const held = await acquire(botB, await newRun(botB), steps);
+    const held = await acquire(agentB, await newRun(agentB), steps);
     expect(held.computerId).toBe(computerId);
     expect(steps).toEqual([{ kind: 'waking' }]);
     expect((await held.worker.call(workerRoutes.listScreens, {})).suspended).toBe(false);
@@ -404,7 +407,7 @@ describe('computers with real workers (local pool driver)', () => {
     expect(driver.workerPids()).toEqual(binding);
 
     await finishRuns();
-    await screens.release((await prisma.computerScreen.findFirstOrThrow({ where: { botId: botB } })).executionRunId!);
+    await screens.release((await prisma.computerScreen.findFirstOrThrow({ where: { agentId: agentB } })).executionRunId!);
     await until(
       'the suspended computer to be stopped',
       async () => ((await teamComputer()).state === 'stopped' ? true : undefined),
@@ -414,19 +417,19 @@ describe('computers with real workers (local pool driver)', () => {
     expect(stopped).toMatchObject({ endpoint: null, controlTokenCipher: null, bindOwner: null });
     expect(driver.workerPids()).toEqual([]);
     expect([...workerPids, ...xPids].filter(alive)).toEqual([]);
-    const panel = await http().get(`/api/bots/${botA}/computer`).set('cookie', member.cookie);
+    const panel = await http().get(`/api/agents/${agentA}/computer`).set('cookie', member.cookie);
     expect(panel.body.computer.state).toBe('stopped');
   }, 90_000);
 
   it('boots, suspends, wakes and stops over HTTP, refusing while an agent works', async () => {
-    const as = (path: string, who = member) => http().post(`/api/bots/${botA}/computer/${path}`).set('cookie', who.cookie);
+    const as = (path: string, who = member) => http().post(`/api/agents/${agentA}/computer/${path}`).set('cookie', who.cookie);
     const booted = await as('boot');
     expect(booted.status).toBe(200);
-    expect(booted.body).toMatchObject({ computer: { state: 'running' }, screen: { botId: botA } });
+    expect(booted.body).toMatchObject({ computer: { state: 'running' }, screen: { agentId: agentA } });
     for (const pid of driver.workerPids()) workerPids.add(pid);
     await as('heartbeat');
 
-    await newRun(botB);
+    await newRun(agentB);
     const busy = await as('suspend');
     expect(busy.status).toBe(409);
     expect(busy.body.error).toMatchObject({ code: 'CONFLICT', reason: 'computer_busy' });
@@ -447,13 +450,13 @@ describe('computers with real workers (local pool driver)', () => {
   }, 90_000);
 
   it('marks stopped, at start-up, a computer whose worker no longer answers', async () => {
-    const bot = { id: await createBot('gamma', 'private') };
+    const agent = { id: await createAgent('gamma', 'private') };
     const ghost = await prisma.computer.create({
       data: {
         workspaceId: member.workspaceId,
         kind: 'private',
-        botId: bot.id,
-        homeKey: `bot-${bot.id}`,
+        agentId: agent.id,
+        homeKey: `agent-${agent.id}`,
         state: 'running',
         endpoint: 'http://127.0.0.1:9',
         controlTokenCipher: Buffer.from('not a sealed token'),

@@ -144,10 +144,10 @@ export function describePoolDriverConformance(name: string, harness: PoolDriverH
     };
     const newComputer = async () => {
       const workspace = await prisma.workspace.create({ data: { name: 'pool', slug: `pool-${randomUUID()}` } });
-      const bot = await prisma.bot.create({
+      const agent = await prisma.agent.create({
         data: { workspaceId: workspace.id, name: 'p', avatarSeed: 'p', computerMode: 'private' },
       });
-      return repo.ensureComputerForBot({ id: bot.id, workspaceId: workspace.id, computerMode: 'private' });
+      return repo.ensureComputerForAgent({ id: agent.id, workspaceId: workspace.id, computerMode: 'private' });
     };
     const row = (id: string) => prisma.computer.findUniqueOrThrow({ where: { id } });
     /** Time passing without renewals: the binding's lease has run out. */

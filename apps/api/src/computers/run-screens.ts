@@ -13,7 +13,7 @@ export interface AcquiredScreen {
 
 export interface AcquireScreenInput {
   workspaceId: string;
-  botId: string;
+  agentId: string;
   runId: string;
   /** Progress for the run's busy step (booting, waking). */
   onStep(step: BusyStep): void;
@@ -32,5 +32,5 @@ export abstract class RunScreens {
   /** Gives the execution lease back when the run ends or parks (only if the run still holds it). */
   abstract release(runId: string): Promise<void>;
   /** Who holds control of the agent's screen: `user` while a person has taken over. */
-  abstract controlHolder(botId: string): Promise<ControlHolder>;
+  abstract controlHolder(agentId: string): Promise<ControlHolder>;
 }

@@ -5,7 +5,7 @@ import { conflict, forbidden } from '../common/api-error.js';
 import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
 import type { ComputerScreen } from '../persistence/generated/client.js';
 import { screenView } from './computer-view.js';
-import { ComputersRepository, type BotRef } from './computers.repository.js';
+import { ComputersRepository, type AgentRef } from './computers.repository.js';
 import { ComputersService } from './computers.service.js';
 import { WorkerCallError, WorkerClient } from './worker-client.js';
 
@@ -43,12 +43,12 @@ export function holdsControl(
  * The control lease of an agent's screen (takeover): a person takes it (control fence + 1, the worker then
  * refuses the agent's actions with 423 CONTROL_HELD_BY_USER), keeps it with the viewer heartbeat, and hands
  * it back (fence + 1 again). A lease not renewed within LAZYBOY_CONTROL_LEASE_MS is handed back by the
- * idle loop. Callers check that the person may see the bot; runs parking and resuming is the run side's job.
+ * idle loop. Callers check that the person may see the agent; runs parking and resuming is the run side's job.
  */
 @Injectable()
 export class ScreenControlService {
   private readonly logger = new Logger(ScreenControlService.name);
-  private readonly releaseListeners = new Set<(botId: string) => Promise<unknown>>();
+  private readonly releaseListeners = new Set<(agentId: string) => Promise<unknown>>();
 
   constructor(
     private readonly computers: ComputersService,
@@ -57,19 +57,19 @@ export class ScreenControlService {
     @Inject(API_CONFIG) private readonly config: ApiConfig,
   ) {}
 
-  /** `userId` takes the bot's screen: the computer is booted or woken and the screen started if needed. */
-  async takeControl(botId: string, userId: string, audit: AuditContext = {}): Promise<ControlChange> {
-    const bot = await this.computers.bot(botId);
-    const { running, screen } = await this.computers.bootForBot(bot);
+  /** `userId` takes the agent's screen: the computer is booted or woken and the screen started if needed. */
+  async takeControl(agentId: string, userId: string, audit: AuditContext = {}): Promise<ControlChange> {
+    const agent = await this.computers.agent(agentId);
+    const { running, screen } = await this.computers.bootForAgent(agent);
     const taken = await this.repo.takeControl(screen.id, userId, this.expiry(), new Date());
     if (!taken) throw conflict('control_held', 'another person has control of this screen; wait until they hand it back');
     await this.tellWorker(new WorkerClient(running.binding.endpoint), taken);
     await this.auditLog.record({
-      workspaceId: bot.workspaceId,
+      workspaceId: agent.workspaceId,
       actorUserId: userId,
       action: 'takeover.start',
-      targetType: 'bot',
-      targetId: bot.id,
+      targetType: 'agent',
+      targetId: agent.id,
       details: { computerId: running.computer.id, screenId: taken.id, slot: taken.slot, fence: Number(taken.controlFence) },
       ip: audit.ip ?? null,
     });
@@ -85,33 +85,33 @@ export class ScreenControlService {
   }
 
   /**
-   * Hands the bot's screen back to the agent. Only the person holding it may (`userId`); null `userId`
+   * Hands the agent's screen back to the agent. Only the person holding it may (`userId`); null `userId`
    * releases whoever holds it (an admin, or the run being cancelled). Null when nobody held it.
    */
   async releaseControl(
-    botId: string,
+    agentId: string,
     userId: string | null,
     audit: AuditContext & { reason?: string } = {},
   ): Promise<ControlChange | null> {
-    const bot = await this.computers.bot(botId);
-    const screen = await this.screenOf(bot);
+    const agent = await this.computers.agent(agentId);
+    const screen = await this.screenOf(agent);
     if (!screen || screen.controlHolder !== 'user') return null;
     if (userId && screen.controlUserId !== userId) {
       throw conflict('control_held', 'another person has control of this screen', { controlUserId: screen.controlUserId });
     }
     const released = await this.repo.releaseControl(screen.id, userId);
     if (!released) return null;
-    await this.afterRelease(bot.workspaceId, released, userId, audit.reason ?? 'released', audit.ip ?? null);
+    await this.afterRelease(agent.workspaceId, released, userId, audit.reason ?? 'released', audit.ip ?? null);
     return change(released.computerId, released);
   }
 
   /**
-   * Types text for the person holding the bot's screen: their paste, their phone keyboard's Chinese. Sent
+   * Types text for the person holding the agent's screen: their paste, their phone keyboard's Chinese. Sent
    * to the worker with their control fence, so it lands only while that hold lasts.
    */
-  async typeForPerson(bot: BotRef, userId: string, text: string): Promise<TypedVia> {
-    const computer = await this.repo.computerForBot(bot);
-    const screen = computer?.screens.find((s) => s.botId === bot.id);
+  async typeForPerson(agent: AgentRef, userId: string, text: string): Promise<TypedVia> {
+    const computer = await this.repo.computerForAgent(agent);
+    const screen = computer?.screens.find((s) => s.agentId === agent.id);
     if (!computer || !screen || !holdsControl(screen, userId)) throw forbidden('take control of the screen first');
     const binding = this.computers.bindingOf(computer);
     if (!binding || computer.state !== 'running')
@@ -128,7 +128,7 @@ export class ScreenControlService {
    * Called after every hand-back (by the person, an admin, or the expiry of the lease): the run side resumes
    * the agent's run parked in waiting_takeover. Registered by the runs module, which depends on this one.
    */
-  onRelease(listener: (botId: string) => Promise<unknown>): void {
+  onRelease(listener: (agentId: string) => Promise<unknown>): void {
     this.releaseListeners.add(listener);
   }
 
@@ -162,8 +162,8 @@ export class ScreenControlService {
       workspaceId,
       actorUserId,
       action: 'takeover.end',
-      targetType: 'bot',
-      targetId: screen.botId ?? screen.id,
+      targetType: 'agent',
+      targetId: screen.agentId ?? screen.id,
       details: {
         computerId: screen.computerId,
         screenId: screen.id,
@@ -174,7 +174,7 @@ export class ScreenControlService {
       ip,
     });
     await this.computers.publishById(screen.computerId);
-    if (screen.botId) for (const listener of this.releaseListeners) await listener(screen.botId);
+    if (screen.agentId) for (const listener of this.releaseListeners) await listener(screen.agentId);
   }
 
   /** Best effort: an unreachable worker is brought in line when the screen is next ensured. */
@@ -195,9 +195,9 @@ export class ScreenControlService {
     }
   }
 
-  private async screenOf(bot: BotRef): Promise<ComputerScreen | null> {
-    const computer = await this.repo.computerForBot(bot);
-    return computer?.screens.find((s) => s.botId === bot.id) ?? null;
+  private async screenOf(agent: AgentRef): Promise<ComputerScreen | null> {
+    const computer = await this.repo.computerForAgent(agent);
+    return computer?.screens.find((s) => s.agentId === agent.id) ?? null;
   }
 
   private expiry(): Date {

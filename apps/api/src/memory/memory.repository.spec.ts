@@ -16,18 +16,18 @@ describe('MemoryRepository (pgvector on the real database)', () => {
   const prisma = new PrismaService(testApiConfig());
   const memories = new MemoryRepository(prisma);
   let workspaceId: string;
-  let botId: string;
-  let otherBotId: string;
+  let agentId: string;
+  let otherAgentId: string;
 
   beforeAll(async () => {
     const workspace = await prisma.workspace.create({ data: { name: 'Memory', slug: `memory-${randomUUID()}` } });
     workspaceId = workspace.id;
-    const [bot, other] = await Promise.all([
-      prisma.bot.create({ data: { workspaceId, name: 'Ada', avatarSeed: 'ada' } }),
-      prisma.bot.create({ data: { workspaceId, name: 'Bob', avatarSeed: 'bob' } }),
+    const [agent, other] = await Promise.all([
+      prisma.agent.create({ data: { workspaceId, name: 'Ada', avatarSeed: 'ada' } }),
+      prisma.agent.create({ data: { workspaceId, name: 'Bob', avatarSeed: 'bob' } }),
     ]);
-    botId = bot.id;
-    otherBotId = other.id;
+    agentId = agent.id;
+    otherAgentId = other.id;
   });
 
   afterAll(async () => {
@@ -37,19 +37,19 @@ describe('MemoryRepository (pgvector on the real database)', () => {
 
   it('returns the nearest memories by cosine similarity, scoped to the agent, its workspace and the embedder', async () => {
     const base = { workspaceId, source: 'user' as const, embedderId: 'hash-384-v1' };
-    await memories.add({ ...base, botId, content: 'The office wifi password is kept in the vault', embedding: direction(0) });
-    await memories.add({ ...base, botId, content: 'Weekly report goes out on Fridays', embedding: direction(0, 1) });
-    await memories.add({ ...base, botId, content: 'Favourite colour is green', embedding: direction(2) });
-    await memories.add({ ...base, botId: null, content: 'Team standup at 09:30', embedding: direction(0, 1, 2, 3) });
+    await memories.add({ ...base, agentId, content: 'The office wifi password is kept in the vault', embedding: direction(0) });
+    await memories.add({ ...base, agentId, content: 'Weekly report goes out on Fridays', embedding: direction(0, 1) });
+    await memories.add({ ...base, agentId, content: 'Favourite colour is green', embedding: direction(2) });
+    await memories.add({ ...base, agentId: null, content: 'Team standup at 09:30', embedding: direction(0, 1, 2, 3) });
     // Near the query too, but not this agent's, not this embedder's, or not this workspace's.
-    await memories.add({ ...base, botId: otherBotId, content: "Bob's note", embedding: direction(0) });
-    await memories.add({ ...base, botId, embedderId: 'minilm-l6-v2', content: 'other embedder', embedding: direction(0) });
+    await memories.add({ ...base, agentId: otherAgentId, content: "Bob's note", embedding: direction(0) });
+    await memories.add({ ...base, agentId, embedderId: 'minilm-l6-v2', content: 'other embedder', embedding: direction(0) });
     const elsewhere = await prisma.workspace.create({ data: { name: 'Elsewhere', slug: `elsewhere-${randomUUID()}` } });
-    await memories.add({ ...base, workspaceId: elsewhere.id, botId: null, content: 'foreign', embedding: direction(0) });
+    await memories.add({ ...base, workspaceId: elsewhere.id, agentId: null, content: 'foreign', embedding: direction(0) });
 
     const found = await memories.searchSimilar({
       workspaceId,
-      botId,
+      agentId,
       embedderId: 'hash-384-v1',
       embedding: direction(0),
       limit: 10,
@@ -65,7 +65,7 @@ describe('MemoryRepository (pgvector on the real database)', () => {
 
     const top = await memories.searchSimilar({
       workspaceId,
-      botId,
+      agentId,
       embedderId: 'hash-384-v1',
       embedding: direction(2),
       limit: 1,
@@ -77,7 +77,7 @@ describe('MemoryRepository (pgvector on the real database)', () => {
   it('refuses vectors of the wrong size and stores nothing', async () => {
     const before = await prisma.memoryItem.count({ where: { workspaceId } });
     await expect(
-      memories.add({ workspaceId, botId, source: 'agent', embedderId: 'hash-384-v1', content: 'short', embedding: [1, 0, 0] }),
+      memories.add({ workspaceId, agentId, source: 'agent', embedderId: 'hash-384-v1', content: 'short', embedding: [1, 0, 0] }),
     ).rejects.toBeInstanceOf(InvalidEmbeddingError);
     expect(await prisma.memoryItem.count({ where: { workspaceId } })).toBe(before);
   });

@@ -4,7 +4,7 @@ import { PrismaService } from '../persistence/prisma.service.js';
 
 export interface NewMemoryItem {
   workspaceId: string;
-  botId: string | null;
+  agentId: string | null;
   content: string;
   source: MemorySource;
   embedderId: string;
@@ -22,8 +22,8 @@ export interface SimilarMemory {
 
 export interface MemoryQuery {
   workspaceId: string;
-  /** The agent asking: its own memories plus the workspace's shared ones (botId null). */
-  botId: string;
+  /** The agent asking: its own memories plus the workspace's shared ones (agentId null). */
+  agentId: string;
   embedderId: string;
   embedding: readonly number[];
   limit: number;
@@ -44,8 +44,8 @@ export class MemoryRepository {
   async add(item: NewMemoryItem): Promise<string> {
     const vector = toVectorLiteral(item.embedding);
     const rows = await this.prisma.$queryRaw<Array<{ id: string }>>`
-      INSERT INTO "MemoryItem" ("id", "workspaceId", "botId", "content", "source", "embedderId", "embedding")
-      VALUES (gen_random_uuid(), ${item.workspaceId}::uuid, ${item.botId}::uuid, ${item.content},
+      INSERT INTO "MemoryItem" ("id", "workspaceId", "agentId", "content", "source", "embedderId", "embedding")
+      VALUES (gen_random_uuid(), ${item.workspaceId}::uuid, ${item.agentId}::uuid, ${item.content},
               ${item.source}::"MemorySource", ${item.embedderId}, ${vector}::vector)
       RETURNING "id"`;
     const id = rows[0]?.id;
@@ -59,7 +59,7 @@ export class MemoryRepository {
       SELECT "id", "content", "source"::text AS "source", "createdAt", ("embedding" <=> ${vector}::vector) AS "distance"
       FROM "MemoryItem"
       WHERE "workspaceId" = ${query.workspaceId}::uuid
-        AND ("botId" = ${query.botId}::uuid OR "botId" IS NULL)
+        AND ("agentId" = ${query.agentId}::uuid OR "agentId" IS NULL)
         AND "embedderId" = ${query.embedderId}
       ORDER BY "embedding" <=> ${vector}::vector
       LIMIT ${query.limit}`;

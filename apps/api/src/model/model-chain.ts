@@ -41,7 +41,7 @@ export interface ModelLinkRow {
 export interface ChainInput {
   workspaceId: string;
   workspace: CredentialLink;
-  bot?: CredentialLink;
+  agent?: CredentialLink;
 }
 
 /** What the chain resolved to, or the ModelError saying why nothing usable: never both. */
@@ -118,9 +118,9 @@ export class ModelChain {
   }
 
   /** The readiness of several agents of one workspace, with one look at the instance's settings. */
-  async readinessOfBots(workspaceId: string, workspace: CredentialLink, bots: CredentialLink[]): Promise<ModelReadiness[]> {
+  async readinessOfAgents(workspaceId: string, workspace: CredentialLink, agents: CredentialLink[]): Promise<ModelReadiness[]> {
     const context = await this.context(workspaceId);
-    return bots.map((bot) => readinessOf(resolveWith(context, { workspaceId, workspace, bot })));
+    return agents.map((agent) => readinessOf(resolveWith(context, { workspaceId, workspace, agent })));
   }
 
   /**
@@ -200,8 +200,8 @@ function resolveWith(context: ChainContext, input: ChainInput): ChainResolution 
   return checkedKey(backend, context.policy);
 }
 
-function links(input: ChainInput): { bot?: CredentialLink; workspace: CredentialLink } {
-  return { ...(input.bot ? { bot: input.bot } : {}), workspace: input.workspace };
+function links(input: ChainInput): { agent?: CredentialLink; workspace: CredentialLink } {
+  return { ...(input.agent ? { agent: input.agent } : {}), workspace: input.workspace };
 }
 
 function asModelError(error: unknown): ModelError {
@@ -233,7 +233,7 @@ function configuredRefusal(
   policy: ModelEndpointPolicy,
 ): ModelError | undefined {
   if (backend.provider === 'local-gguf') {
-    const ownFile = input.bot?.settings.modelPath ?? input.workspace.settings.modelPath;
+    const ownFile = input.agent?.settings.modelPath ?? input.workspace.settings.modelPath;
     return ownFile !== undefined && !policy.allowLoopback
       ? new ModelEndpointRefusedError(LOCAL_FILES_OFF, { provider: 'local-gguf' })
       : undefined;

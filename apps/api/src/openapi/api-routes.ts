@@ -7,7 +7,7 @@ import { ADMIN_ROUTE, INTERNAL_ROUTE, PUBLIC_ROUTE } from '../auth/principal.js'
 export interface ApiRouteSummary {
   /** Upper case: GET, POST, PUT, PATCH, DELETE… */
   method: string;
-  /** Express style, e.g. /api/bots/:botId. */
+  /** Express style, e.g. /api/agents/:agentId. */
   path: string;
   /** Path parameter names, in order. */
   params: string[];
@@ -92,7 +92,7 @@ export function listApiRoutes(app: INestApplicationContext): ApiRouteSummary[] {
   );
 }
 
-/** /api/bots/:botId → /api/bots/{botId} */
+/** /api/agents/:agentId → /api/agents/{agentId} */
 export function openApiPath(path: string): string {
   return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 }

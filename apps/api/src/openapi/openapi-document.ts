@@ -105,7 +105,7 @@ function queryParameters(schema: JsonSchema): JsonSchema[] {
   }));
 }
 
-/** /api/workspaces/:id/bots → workspaces; /healthz → health. */
+/** /api/workspaces/:id/agents → workspaces; /healthz → health. */
 function defaultTag(path: string): string {
   const segments = path.split('/').filter(Boolean);
   const first = segments[0] === 'api' ? segments[1] : undefined;

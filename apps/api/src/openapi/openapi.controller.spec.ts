@@ -101,9 +101,9 @@ describe('OpenAPI document at /api/docs', () => {
     }
   });
 
-  it('documents the bots routes with their request bodies, responses and statuses', () => {
-    const list = document.paths['/api/workspaces/{workspaceId}/bots']!;
-    const one = document.paths['/api/bots/{botId}']!;
+  it('documents the agents routes with their request bodies, responses and statuses', () => {
+    const list = document.paths['/api/workspaces/{workspaceId}/agents']!;
+    const one = document.paths['/api/agents/{agentId}']!;
     expect(Object.keys(list).sort()).toEqual(['get', 'post']);
     expect(Object.keys(one).sort()).toEqual(['delete', 'get', 'patch']);
 
@@ -140,14 +140,14 @@ describe('OpenAPI document at /api/docs', () => {
     expect(Object.keys(one.delete!.responses as Json).sort()).toEqual(['204', 'default']);
     expect((one.delete!.responses as Record<string, Json>)['204']).not.toHaveProperty('content');
     expect(list.get!.security).toBeUndefined();
-    expect(list.get!.tags).toEqual(['bots']);
+    expect(list.get!.tags).toEqual(['agents']);
   });
 
   it('marks public and admin-only routes', () => {
     expect(document.paths['/api/docs']!.get!.security).toEqual([]);
     expect(document.paths['/api/auth/login']!.post!.security).toEqual([]);
     expect(document.paths['/api/admin/users']!.get!['x-admin-only']).toBe(true);
-    expect(document.paths['/api/workspaces/{workspaceId}/bots']!.get!).not.toHaveProperty('x-admin-only');
+    expect(document.paths['/api/workspaces/{workspaceId}/agents']!.get!).not.toHaveProperty('x-admin-only');
   });
 
   it('lists every route, and each one is in the document', () => {
@@ -156,7 +156,7 @@ describe('OpenAPI document at /api/docs', () => {
       expect.arrayContaining([
         {
           method: 'GET',
-          path: '/api/workspaces/:workspaceId/bots',
+          path: '/api/workspaces/:workspaceId/agents',
           params: ['workspaceId'],
           public: false,
           admin: false,
@@ -165,15 +165,15 @@ describe('OpenAPI document at /api/docs', () => {
         { method: 'POST', path: '/api/viewer/redeem', params: [], public: false, admin: false, internal: true },
         {
           method: 'POST',
-          path: '/api/workspaces/:workspaceId/bots',
+          path: '/api/workspaces/:workspaceId/agents',
           params: ['workspaceId'],
           public: false,
           admin: false,
           internal: false,
         },
-        { method: 'GET', path: '/api/bots/:botId', params: ['botId'], public: false, admin: false, internal: false },
-        { method: 'PATCH', path: '/api/bots/:botId', params: ['botId'], public: false, admin: false, internal: false },
-        { method: 'DELETE', path: '/api/bots/:botId', params: ['botId'], public: false, admin: false, internal: false },
+        { method: 'GET', path: '/api/agents/:agentId', params: ['agentId'], public: false, admin: false, internal: false },
+        { method: 'PATCH', path: '/api/agents/:agentId', params: ['agentId'], public: false, admin: false, internal: false },
+        { method: 'DELETE', path: '/api/agents/:agentId', params: ['agentId'], public: false, admin: false, internal: false },
         { method: 'GET', path: '/api/docs', params: [], public: true, admin: false, internal: false },
         { method: 'GET', path: '/api/admin/users', params: [], public: false, admin: true, internal: false },
         { method: 'GET', path: '/healthz', params: [], public: expect.any(Boolean), admin: false, internal: false },

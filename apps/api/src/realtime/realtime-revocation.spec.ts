@@ -53,7 +53,7 @@ function within<T>(promise: Promise<T>, ms = 5_000): Promise<T> {
   ]);
 }
 
-const cleared = (): RealtimeEvent => ({ type: 'messages.cleared', sessionId: randomUUID() });
+const cleared = (): RealtimeEvent => ({ type: 'messages.cleared', chatId: randomUUID() });
 
 describe('realtime access revocation', () => {
   let api: TestApp;

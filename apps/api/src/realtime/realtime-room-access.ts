@@ -23,10 +23,10 @@ export class RealtimeRoomAccess {
           if (error instanceof ApiError && error.code === 'NOT_FOUND') return false;
           throw error;
         }
-      case 'session':
-        return this.rooms.sessionVisible(principal, room.id);
-      case 'bot':
-        return this.rooms.botVisible(principal, room.id);
+      case 'chat':
+        return this.rooms.chatVisible(principal, room.id);
+      case 'agent':
+        return this.rooms.agentVisible(principal, room.id);
     }
   }
 }

@@ -3,16 +3,16 @@ import type { Principal } from '../auth/principal.js';
 import { PrismaService } from '../persistence/prisma.service.js';
 import { visibleWorkspaces } from '../tenancy/workspace-scope.js';
 
-/** Whether the rows behind session and bot rooms exist in a workspace the principal may see. */
+/** Whether the rows behind chat and agent rooms exist in a workspace the principal may see. */
 @Injectable()
 export class RealtimeRoomsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  async sessionVisible(principal: Principal, sessionId: string): Promise<boolean> {
-    return (await this.prisma.session.count({ where: { id: sessionId, workspace: visibleWorkspaces(principal) } })) > 0;
+  async chatVisible(principal: Principal, chatId: string): Promise<boolean> {
+    return (await this.prisma.chat.count({ where: { id: chatId, workspace: visibleWorkspaces(principal) } })) > 0;
   }
 
-  async botVisible(principal: Principal, botId: string): Promise<boolean> {
-    return (await this.prisma.bot.count({ where: { id: botId, workspace: visibleWorkspaces(principal) } })) > 0;
+  async agentVisible(principal: Principal, agentId: string): Promise<boolean> {
+    return (await this.prisma.agent.count({ where: { id: agentId, workspace: visibleWorkspaces(principal) } })) > 0;
   }
 }

@@ -68,34 +68,29 @@ function unsubscribe(client: Client, room: unknown): Promise<RealtimeAck> {
   return client.socket.timeout(5_000).emitWithAck('unsubscribe', room) as Promise<RealtimeAck>;
 }
 
-const cleared = (sessionId: string): RealtimeEvent => ({ type: 'messages.cleared', sessionId });
-const isCleared = (sessionId: string) => (event: RealtimeEvent) =>
-  event.type === 'messages.cleared' && event.sessionId === sessionId;
+const cleared = (chatId: string): RealtimeEvent => ({ type: 'messages.cleared', chatId });
+const isCleared = (chatId: string) => (event: RealtimeEvent) => event.type === 'messages.cleared' && event.chatId === chatId;
 
 describe('realtime gateway with Redis fan-out across replicas', () => {
   let a: Replica;
   let b: Replica;
   let alice: TestUser;
   let mallory: TestUser;
-  let aliceBotId: string;
-  let aliceSessionId: string;
+  let aliceAgentId: string;
+  let aliceChatId: string;
 
   beforeAll(async () => {
     [a, b] = await Promise.all([startReplica(), startReplica()]);
-    // Signed up on one replica, signed in on both: sessions live in Postgres.
+    // Signed up on one replica, signed in on both: login sessions live in Postgres.
     [alice, mallory] = await Promise.all([signUp(a.url), signUp(b.url)]);
-    const bot = await request(a.url)
-      .post(`/api/workspaces/${alice.workspaceId}/bots`)
+    const agent = await request(a.url)
+      .post(`/api/workspaces/${alice.workspaceId}/agents`)
       .set('Cookie', alice.cookie)
       .send({ name: 'Helper' })
       .expect(201);
-    const session = await request(b.url)
-      .post(`/api/bots/${bot.body.id}/sessions`)
-      .set('Cookie', alice.cookie)
-      .send({})
-      .expect(201);
-    aliceBotId = bot.body.id;
-    aliceSessionId = session.body.id;
+    const chat = await request(b.url).post(`/api/agents/${agent.body.id}/chats`).set('Cookie', alice.cookie).send({}).expect(201);
+    aliceAgentId = agent.body.id;
+    aliceChatId = chat.body.id;
   });
 
   afterAll(async () => {
@@ -105,35 +100,35 @@ describe('realtime gateway with Redis fan-out across replicas', () => {
 
   it('delivers an event published on replica A to a client connected to replica B', async () => {
     const client = await connect(b.url, alice.cookie);
-    const room: RealtimeRoom = { kind: 'session', id: aliceSessionId };
+    const room: RealtimeRoom = { kind: 'chat', id: aliceChatId };
     await expect(subscribe(client, room)).resolves.toEqual({ ok: true });
 
-    await a.publisher.publish([room], cleared(aliceSessionId));
+    await a.publisher.publish([room], cleared(aliceChatId));
 
-    await expect(client.next(isCleared(aliceSessionId))).resolves.toEqual(cleared(aliceSessionId));
+    await expect(client.next(isCleared(aliceChatId))).resolves.toEqual(cleared(aliceChatId));
   });
 
-  it('lets a member join their workspace and bot rooms, and sends an event in several rooms once', async () => {
+  it('lets a member join their workspace and agent rooms, and sends an event in several rooms once', async () => {
     const client = await connect(a.url, alice.cookie);
     const workspaceRoom: RealtimeRoom = { kind: 'workspace', id: alice.workspaceId };
-    const botRoom: RealtimeRoom = { kind: 'bot', id: aliceBotId };
+    const agentRoom: RealtimeRoom = { kind: 'agent', id: aliceAgentId };
     await expect(subscribe(client, workspaceRoom)).resolves.toEqual({ ok: true });
-    await expect(subscribe(client, botRoom)).resolves.toEqual({ ok: true });
+    await expect(subscribe(client, agentRoom)).resolves.toEqual({ ok: true });
 
     const marker = randomUUID();
-    await b.publisher.publish([workspaceRoom, botRoom], cleared(marker));
+    await b.publisher.publish([workspaceRoom, agentRoom], cleared(marker));
 
     await client.next(isCleared(marker));
     await sleep(200);
     expect(client.events.filter(isCleared(marker))).toHaveLength(1);
   });
 
-  it("refuses another workspace's session, bot and workspace rooms, and that client receives nothing", async () => {
+  it("refuses another workspace's chat, agent and workspace rooms, and that client receives nothing", async () => {
     const owner = await connect(b.url, alice.cookie);
     const intruder = await connect(b.url, mallory.cookie);
     const rooms: RealtimeRoom[] = [
-      { kind: 'session', id: aliceSessionId },
-      { kind: 'bot', id: aliceBotId },
+      { kind: 'chat', id: aliceChatId },
+      { kind: 'agent', id: aliceAgentId },
       { kind: 'workspace', id: alice.workspaceId },
     ];
     for (const room of rooms) {
@@ -152,20 +147,20 @@ describe('realtime gateway with Redis fan-out across replicas', () => {
 
   it('answers a missing room like a foreign one, and a malformed room as invalid', async () => {
     const client = await connect(a.url, alice.cookie);
-    for (const kind of ['session', 'bot', 'workspace'] as const) {
+    for (const kind of ['chat', 'agent', 'workspace'] as const) {
       await expect(subscribe(client, { kind, id: randomUUID() })).resolves.toEqual({ ok: false, error: 'not found' });
     }
     await expect(subscribe(client, { kind: 'computer', id: randomUUID() })).resolves.toEqual({
       ok: false,
       error: 'invalid room',
     });
-    await expect(subscribe(client, { kind: 'session', id: 'not-a-uuid' })).resolves.toEqual({ ok: false, error: 'invalid room' });
-    await expect(subscribe(client, 'session:whatever')).resolves.toEqual({ ok: false, error: 'invalid room' });
+    await expect(subscribe(client, { kind: 'chat', id: 'not-a-uuid' })).resolves.toEqual({ ok: false, error: 'invalid room' });
+    await expect(subscribe(client, 'chat:whatever')).resolves.toEqual({ ok: false, error: 'invalid room' });
   });
 
   it('stops delivering after unsubscribe', async () => {
     const client = await connect(b.url, alice.cookie);
-    const room: RealtimeRoom = { kind: 'bot', id: aliceBotId };
+    const room: RealtimeRoom = { kind: 'agent', id: aliceAgentId };
     await expect(subscribe(client, room)).resolves.toEqual({ ok: true });
     const first = randomUUID();
     await a.publisher.publish([room], cleared(first));

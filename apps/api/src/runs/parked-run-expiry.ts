@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
 import { RealtimePublisher } from '../realtime/realtime-publisher.js';
-import { toMessageView } from '../sessions/message-views.js';
+import { toMessageView } from '../chats/message-views.js';
 import { RunSignals } from './run-signals.js';
 import { RunsRepository } from './runs.repository.js';
 import { RunsService } from './runs.service.js';
@@ -65,7 +65,7 @@ export class ParkedRunExpiry implements OnModuleInit, OnModuleDestroy {
           if (!expired) break;
           this.logger.log(`run ${expired.run.id} waited longer than ${this.config.LAZYBOY_PARKED_RUN_HOURS} h and ended`);
           if (expired.message) {
-            await this.realtime.publish([{ kind: 'session', id: expired.message.sessionId }], {
+            await this.realtime.publish([{ kind: 'chat', id: expired.message.chatId }], {
               type: 'message.created',
               message: toMessageView(expired.message),
             });

@@ -5,7 +5,7 @@ import { Prisma, type Message, type Run } from '../persistence/generated/client.
 import { isUniqueViolation, violatesUniqueIndex } from '../persistence/prisma-errors.js';
 import { PrismaService } from '../persistence/prisma.service.js';
 import { uuidv7 } from '../persistence/uuidv7.js';
-import { messageContent } from '../sessions/message-views.js';
+import { messageContent } from '../chats/message-views.js';
 import { NonceReusedError, type MessageRun, type MessageRunSource } from './run-sources.js';
 import { RUN_MOVES } from './run-transitions.js';
 import { ONE_EXECUTING_RUN_PER_AGENT, RunsRepository } from './runs.repository.js';
@@ -60,7 +60,7 @@ export class RunCreationRepository {
    * run it found finished.
    */
   private async queueRun(source: MessageRunSource, kind: RunKind, directLease?: DirectLease): Promise<MessageRun | null> {
-    const { session } = source;
+    const { chat } = source;
     const owner = directLease?.owner ?? null;
     const leaseMs = directLease?.leaseMs ?? 0;
     const messageId = uuidv7();
@@ -69,24 +69,24 @@ export class RunCreationRepository {
     const rows = await this.prisma.$queryRaw<(Run & { queuedBehindActive: boolean })[]>`
       WITH parked AS (
         SELECT 1 FROM "Run"
-        WHERE "botId" = ${session.botId}::uuid AND "sessionId" = ${session.id}::uuid AND status = 'waiting_input'
+        WHERE "agentId" = ${chat.agentId}::uuid AND "chatId" = ${chat.id}::uuid AND status = 'waiting_input'
         LIMIT 1
       ), message AS (
-        INSERT INTO "Message" (id, "workspaceId", "sessionId", role, content, "clientNonce", "authorUserId", "runId")
-        SELECT ${messageId}::uuid, ${session.workspaceId}::uuid, ${session.id}::uuid, 'user', ${JSON.stringify(content)}::jsonb,
+        INSERT INTO "Message" (id, "workspaceId", "chatId", role, content, "clientNonce", "authorUserId", "runId")
+        SELECT ${messageId}::uuid, ${chat.workspaceId}::uuid, ${chat.id}::uuid, 'user', ${JSON.stringify(content)}::jsonb,
                ${source.clientNonce}, ${source.authorUserId}::uuid, ${runId}::uuid
         WHERE NOT EXISTS (SELECT 1 FROM parked)
         RETURNING "createdAt"
       ), ahead AS (
         SELECT EXISTS (
-          SELECT 1 FROM "Run" o WHERE o."botId" = ${session.botId}::uuid AND o.status = ANY(${AHEAD_STATUSES}::"RunStatus"[])
+          SELECT 1 FROM "Run" o WHERE o."agentId" = ${chat.agentId}::uuid AND o.status = ANY(${AHEAD_STATUSES}::"RunStatus"[])
         ) AS busy
       ), idle AS (
         SELECT ${owner}::text IS NOT NULL AND NOT ahead.busy AS direct, ahead.busy FROM ahead
       ), run AS (
-        INSERT INTO "Run" (id, "workspaceId", "botId", "sessionId", "triggerMessageId", kind, status, "leaseOwner",
+        INSERT INTO "Run" (id, "workspaceId", "agentId", "chatId", "triggerMessageId", kind, status, "leaseOwner",
                            "leaseFence", "leaseExpiresAt", "startedAt", "createdAt", "updatedAt")
-        SELECT ${runId}::uuid, ${session.workspaceId}::uuid, ${session.botId}::uuid, ${session.id}::uuid, ${messageId}::uuid,
+        SELECT ${runId}::uuid, ${chat.workspaceId}::uuid, ${chat.agentId}::uuid, ${chat.id}::uuid, ${messageId}::uuid,
                ${kind}::"RunKind",
                (CASE WHEN idle.direct THEN ${RUN_MOVES.leaseAtBirth.to}::text ELSE ${RUN_MOVES.born.to}::text END)::"RunStatus",
                CASE WHEN idle.direct THEN ${owner}::text END,
@@ -97,8 +97,8 @@ export class RunCreationRepository {
         FROM message m, idle
         RETURNING *
       ), touched AS (
-        UPDATE "Session" SET "lastMessageAt" = m."createdAt", "updatedAt" = now()
-        FROM message m WHERE "Session".id = ${session.id}::uuid
+        UPDATE "Chat" SET "lastMessageAt" = m."createdAt", "updatedAt" = now()
+        FROM message m WHERE "Chat".id = ${chat.id}::uuid
       )
       SELECT run.*, idle.busy AS "queuedBehindActive"
       FROM run, idle`;
@@ -107,13 +107,13 @@ export class RunCreationRepository {
     const { queuedBehindActive, ...run } = row;
     const message: Message = {
       id: messageId,
-      workspaceId: session.workspaceId,
-      sessionId: session.id,
+      workspaceId: chat.workspaceId,
+      chatId: chat.id,
       role: 'user',
       content: content as unknown as Prisma.JsonValue,
       clientNonce: source.clientNonce,
       authorUserId: source.authorUserId,
-      botId: null,
+      agentId: null,
       runId,
       createdAt: run.createdAt,
     };
@@ -123,11 +123,11 @@ export class RunCreationRepository {
   /** The message answers the run of this chat parked in waiting_input (or, if that moved on meanwhile, queues a run). */
   private async answerParked(source: MessageRunSource, kind: RunKind): Promise<MessageRun> {
     return this.prisma.$transaction(async (tx) => {
-      const { session } = source;
+      const { chat } = source;
       const message = await tx.message.create({
         data: {
-          workspaceId: session.workspaceId,
-          sessionId: session.id,
+          workspaceId: chat.workspaceId,
+          chatId: chat.id,
           role: 'user',
           content: messageContent(source.text) as unknown as Prisma.InputJsonValue,
           clientNonce: source.clientNonce,
@@ -135,7 +135,7 @@ export class RunCreationRepository {
         },
       });
       const parked = await tx.run.findFirst({
-        where: { botId: session.botId, sessionId: session.id, status: 'waiting_input' },
+        where: { agentId: chat.agentId, chatId: chat.id, status: 'waiting_input' },
       });
       const answer: HumanAnswer = { kind: 'answer', text: source.text };
       const resumed = parked ? await this.runs.resume(parked.id, 'waiting_input', answer, tx) : null;
@@ -143,27 +143,26 @@ export class RunCreationRepository {
         resumed ??
         (await tx.run.create({
           data: {
-            workspaceId: session.workspaceId,
-            botId: session.botId,
-            sessionId: session.id,
+            workspaceId: chat.workspaceId,
+            agentId: chat.agentId,
+            chatId: chat.id,
             triggerMessageId: message.id,
             kind,
             status: RUN_MOVES.born.to,
           },
         }));
       const linked = await tx.message.update({ where: { id: message.id }, data: { runId: run.id } });
-      await tx.session.update({ where: { id: session.id }, data: { lastMessageAt: message.createdAt } });
+      await tx.chat.update({ where: { id: chat.id }, data: { lastMessageAt: message.createdAt } });
       return { message: linked, run, replayed: false, queuedBehindActive: await this.isBehind(run, tx) };
     });
   }
 
   private async replay(source: MessageRunSource): Promise<MessageRun | null> {
     const message = await this.prisma.message.findUnique({
-      where: { workspaceId_clientNonce: { workspaceId: source.session.workspaceId, clientNonce: source.clientNonce } },
+      where: { workspaceId_clientNonce: { workspaceId: source.chat.workspaceId, clientNonce: source.clientNonce } },
     });
     if (!message) return null;
-    if (message.sessionId !== source.session.id || message.role !== 'user')
-      throw new NonceReusedError('clientNonce already used');
+    if (message.chatId !== source.chat.id || message.role !== 'user') throw new NonceReusedError('clientNonce already used');
     const run = message.runId ? await this.prisma.run.findUnique({ where: { id: message.runId } }) : null;
     if (!run) throw new NonceReusedError('clientNonce already used');
     return { message, run, replayed: true, queuedBehindActive: run.status === 'queued' && (await this.isBehind(run)) };
@@ -173,7 +172,7 @@ export class RunCreationRepository {
   private async isBehind(run: Run, client: Prisma.TransactionClient = this.prisma): Promise<boolean> {
     const ahead = await client.run.count({
       where: {
-        botId: run.botId,
+        agentId: run.agentId,
         id: { not: run.id },
         OR: [{ status: { in: [...ACTIVE_RUN_STATUSES] } }, { status: 'queued', createdAt: { lt: run.createdAt } }],
       },

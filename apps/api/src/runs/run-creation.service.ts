@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { isSmallTalk } from '@lazyboy/agent';
 import { conflict } from '../common/api-error.js';
 import { RealtimePublisher } from '../realtime/realtime-publisher.js';
-import { toMessageView } from '../sessions/message-views.js';
+import { toMessageView } from '../chats/message-views.js';
 import { RunCreationRepository } from './run-creation.repository.js';
 import { RunExecutor } from './run-executor.service.js';
 import { NonceReusedError, type MessageRun, type MessageRunSource, type RunOrigins, type RunSource } from './run-sources.js';
@@ -54,7 +54,7 @@ export class RunCreation {
     }
     if (!created.replayed) {
       if (created.run.status === 'queued') await this.runs.queued();
-      await this.realtime.publish([{ kind: 'session', id: source.session.id }], {
+      await this.realtime.publish([{ kind: 'chat', id: source.chat.id }], {
         type: 'message.created',
         message: toMessageView(created.message),
       });

@@ -48,7 +48,7 @@ export interface ExecutionDeps {
   publishRun(run: RunView): Promise<void>;
   publishMessage(message: Message): Promise<void>;
   /** Re-queues the agent's run parked in waiting_takeover. */
-  resumeAfterRelease(botId: string): Promise<unknown>;
+  resumeAfterRelease(agentId: string): Promise<unknown>;
   /** Writes an assistant message of the run (fenced by the lease); `notice` marks the one a run's error ends it with. */
   writeMessage(lease: RunLease, run: RunContext, text: string, progress: boolean, notice?: MessageNotice): Promise<Message>;
 }
@@ -149,8 +149,8 @@ export class RunExecution {
           }),
       human: { mode: 'turn-ending' },
       systemPrompt: serviceSystemPrompt({
-        botName: this.run.bot.name,
-        instructions: this.run.bot.instructions,
+        agentName: this.run.agent.name,
+        instructions: this.run.agent.instructions,
         now: new Date(),
         chatOnly,
       }),
@@ -174,7 +174,7 @@ export class RunExecution {
     if (this.acquired) return this.acquired;
     this.acquired = await this.deps.screens.acquire({
       workspaceId: this.run.workspaceId,
-      botId: this.run.botId,
+      agentId: this.run.agentId,
       runId: this.run.id,
       signal,
       onStep: (step) => this.setStep(step),
@@ -289,8 +289,11 @@ export class RunExecution {
         await this.publishRow(await this.deps.runs.park(this.lease, outcome.status, state, { text }));
         // Parked because a person held the screen (not because the agent asked for a takeover): if they have
         // handed it back meanwhile, no release is coming any more, so continue at once.
-        if (outcome.question.tool !== 'request_takeover' && (await this.deps.screens.controlHolder(this.run.botId)) === 'agent') {
-          await this.deps.resumeAfterRelease(this.run.botId);
+        if (
+          outcome.question.tool !== 'request_takeover' &&
+          (await this.deps.screens.controlHolder(this.run.agentId)) === 'agent'
+        ) {
+          await this.deps.resumeAfterRelease(this.run.agentId);
         }
         return;
       }

@@ -8,7 +8,7 @@ import type { Message } from '../persistence/generated/client.js';
 import { RunScreens } from '../computers/run-screens.js';
 import { ModelChain } from '../model/model-chain.js';
 import { RealtimePublisher } from '../realtime/realtime-publisher.js';
-import { toMessageView } from '../sessions/message-views.js';
+import { toMessageView } from '../chats/message-views.js';
 import { RunExecution } from './run-execution.js';
 import { RunMessagesRepository } from './run-messages.repository.js';
 import { RunSignals } from './run-signals.js';
@@ -150,9 +150,9 @@ export class RunExecutor implements OnApplicationBootstrap, OnApplicationShutdow
       closeModel: (client: ModelClient) => closeModelClient(client),
       history: (r) => this.messages.history(r, CONTEXT_LIMIT),
       publishRun: (r) => this.service.publish(r),
-      resumeAfterRelease: (botId) => this.service.resumeAfterRelease(botId),
+      resumeAfterRelease: (agentId) => this.service.resumeAfterRelease(agentId),
       publishMessage: (m: Message) =>
-        this.realtime.publish([{ kind: 'session', id: m.sessionId }], { type: 'message.created', message: toMessageView(m) }),
+        this.realtime.publish([{ kind: 'chat', id: m.chatId }], { type: 'message.created', message: toMessageView(m) }),
       writeMessage: (lease: RunLease, r: RunContext, text: string, progress: boolean, notice?: MessageNotice) =>
         this.messages.write(lease, r, text, progress, notice),
     });
@@ -163,7 +163,7 @@ export class RunExecutor implements OnApplicationBootstrap, OnApplicationShutdow
     return this.chain.clientFor({
       workspaceId: run.workspaceId,
       workspace: this.chain.linkOf(run.workspace),
-      bot: this.chain.linkOf(run.bot),
+      agent: this.chain.linkOf(run.agent),
     });
   }
 

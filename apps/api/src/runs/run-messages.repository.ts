@@ -3,7 +3,7 @@ import type { ChatMessage, MessageNotice } from '@lazyboy/contracts';
 import type { Message } from '../persistence/generated/client.js';
 import { uuidv7 } from '../persistence/uuidv7.js';
 import { PrismaService } from '../persistence/prisma.service.js';
-import { messageContent, type StoredMessageContent } from '../sessions/message-views.js';
+import { messageContent, type StoredMessageContent } from '../chats/message-views.js';
 import { StaleLeaseError, type RunLease } from './run-lease.js';
 import { heldBy } from './run-transitions.js';
 import type { RunContext } from './runs.repository.js';
@@ -18,11 +18,11 @@ export class RunMessagesRepository {
    * This and `write` are plain SQL: they run for every run.
    */
   async history(run: RunContext, limit: number): Promise<ChatMessage[]> {
-    if (!run.sessionId || !run.triggerMessage) return [];
+    if (!run.chatId || !run.triggerMessage) return [];
     const { createdAt, id } = run.triggerMessage;
     const rows = await this.prisma.$queryRaw<Pick<Message, 'role' | 'content'>[]>`
       SELECT role, content FROM "Message"
-      WHERE "sessionId" = ${run.sessionId}::uuid AND role IN ('user', 'assistant')
+      WHERE "chatId" = ${run.chatId}::uuid AND role IN ('user', 'assistant')
         AND ("createdAt", id) < (${createdAt}, ${id}::uuid)
       ORDER BY "createdAt" DESC, id DESC
       LIMIT ${limit}`;
@@ -35,7 +35,7 @@ export class RunMessagesRepository {
 
   /** An answer or progress note of the run (or the notice it ended with), written only while the lease is still ours. */
   async write(lease: RunLease, run: RunContext, text: string, progress: boolean, notice?: MessageNotice): Promise<Message> {
-    if (!run.sessionId) throw new Error('a run without a chat has nowhere to write');
+    if (!run.chatId) throw new Error('a run without a chat has nowhere to write');
     // The fenced UPDATE locks the run row for the statement: a takeover's claim waits until the message is in.
     const rows = await this.prisma.$queryRaw<Message[]>`
       WITH lease AS (
@@ -43,14 +43,14 @@ export class RunMessagesRepository {
         WHERE ${heldBy(lease)}
         RETURNING id
       ), message AS (
-        INSERT INTO "Message" (id, "workspaceId", "sessionId", role, content, "botId", "runId")
-        SELECT ${uuidv7()}::uuid, ${run.workspaceId}::uuid, ${run.sessionId}::uuid, 'assistant',
-               ${JSON.stringify(messageContent(text, progress, notice))}::jsonb, ${run.botId}::uuid, lease.id
+        INSERT INTO "Message" (id, "workspaceId", "chatId", role, content, "agentId", "runId")
+        SELECT ${uuidv7()}::uuid, ${run.workspaceId}::uuid, ${run.chatId}::uuid, 'assistant',
+               ${JSON.stringify(messageContent(text, progress, notice))}::jsonb, ${run.agentId}::uuid, lease.id
         FROM lease
         RETURNING *
       ), touched AS (
-        UPDATE "Session" SET "lastMessageAt" = m."createdAt", "updatedAt" = now()
-        FROM message m WHERE "Session".id = ${run.sessionId}::uuid
+        UPDATE "Chat" SET "lastMessageAt" = m."createdAt", "updatedAt" = now()
+        FROM message m WHERE "Chat".id = ${run.chatId}::uuid
       )
       SELECT * FROM message`;
     const message = rows[0];

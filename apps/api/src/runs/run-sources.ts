@@ -1,4 +1,4 @@
-import type { Message, Run, Session } from '../persistence/generated/client.js';
+import type { Message, Run, Chat } from '../persistence/generated/client.js';
 
 /**
  * What a run is born from. A new source (a schedule, a skill, a group thread) is one more member here, one
@@ -10,7 +10,7 @@ export type RunSource = MessageRunSource;
 /** A person's chat message: it becomes a new run of the chat's agent, or the answer to the chat's parked run. */
 export interface MessageRunSource {
   kind: 'message';
-  session: Pick<Session, 'id' | 'workspaceId' | 'botId'>;
+  chat: Pick<Chat, 'id' | 'workspaceId' | 'agentId'>;
   authorUserId: string;
   text: string;
   /** A retry with the same nonce returns the first message and its run. */

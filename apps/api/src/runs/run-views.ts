@@ -8,8 +8,8 @@ export function toRunView(run: Run): RunView {
   return {
     id: run.id,
     workspaceId: run.workspaceId,
-    botId: run.botId,
-    sessionId: run.sessionId,
+    agentId: run.agentId,
+    chatId: run.chatId,
     kind: run.kind,
     status: run.status,
     busyStep: busyStepOf(run.busyStep),

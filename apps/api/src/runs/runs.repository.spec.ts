@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { emptyCheckpoint } from '@lazyboy/agent';
-import type { Bot, Session, User } from '../persistence/generated/client.js';
+import type { Agent, Chat, User } from '../persistence/generated/client.js';
 import { violatesUniqueIndex } from '../persistence/prisma-errors.js';
 import { PrismaService } from '../persistence/prisma.service.js';
 import { makeAgent, makeChat, makeRun, makeUser, makeWorkspace } from '../testing/factories.js';
@@ -43,7 +43,7 @@ describe('RunsRepository: the queue on the real database', () => {
   });
 
   /** An agent of a new workspace with `chats` chats. */
-  async function agentWithChats(chats = 1): Promise<{ agent: Bot; chats: Session[] }> {
+  async function agentWithChats(chats = 1): Promise<{ agent: Agent; chats: Chat[] }> {
     const workspace = await makeWorkspace(prisma, { owner: user });
     const agent = await makeAgent(prisma, workspace);
     return { agent, chats: await Promise.all(Array.from({ length: chats }, () => makeChat(prisma, agent))) };
@@ -100,7 +100,7 @@ describe('RunsRepository: the queue on the real database', () => {
       );
       const results = await Promise.all(attempts);
       expect(results.flatMap((r) => r.ids)).toHaveLength(1);
-      const rows = await prisma.run.findMany({ where: { botId: ada.agent.id }, orderBy: { createdAt: 'asc' } });
+      const rows = await prisma.run.findMany({ where: { agentId: ada.agent.id }, orderBy: { createdAt: 'asc' } });
       expect(rows.map((r) => r.status)).toEqual(['leased', 'queued', 'queued', 'queued']);
       expect(rows[0]!.leaseFence).toBe(1n);
     } finally {
@@ -114,7 +114,7 @@ describe('RunsRepository: the queue on the real database', () => {
     const created = await Promise.all(
       ada.chats.map((chat, i) =>
         creation.fromMessage(
-          { kind: 'message', session: chat, authorUserId: user.id, text: `task ${i}`, clientNonce: `race-${chat.id}` },
+          { kind: 'message', chat: chat, authorUserId: user.id, text: `task ${i}`, clientNonce: `race-${chat.id}` },
           'general',
           { owner: `slot-${i}`, leaseMs: LEASE_MS },
         ),
@@ -122,15 +122,15 @@ describe('RunsRepository: the queue on the real database', () => {
     );
     expect(created.map((c) => c.run.status).sort()).toEqual(['leased', 'queued', 'queued', 'queued', 'queued', 'queued']);
     expect(created.every((c) => c.message.runId === c.run.id && !c.replayed)).toBe(true);
-    expect(await prisma.message.count({ where: { session: { botId: ada.agent.id } } })).toBe(6);
+    expect(await prisma.message.count({ where: { chat: { agentId: ada.agent.id } } })).toBe(6);
     // And the same message again (a retry) is the same run: nothing is written twice.
     const first = created[0]!;
     const again = await creation.fromMessage(
-      { kind: 'message', session: ada.chats[0]!, authorUserId: user.id, text: 'task 0', clientNonce: `race-${ada.chats[0]!.id}` },
+      { kind: 'message', chat: ada.chats[0]!, authorUserId: user.id, text: 'task 0', clientNonce: `race-${ada.chats[0]!.id}` },
       'general',
     );
     expect(again).toMatchObject({ replayed: true, run: { id: first.run.id }, message: { id: first.message.id } });
-    expect(await prisma.run.count({ where: { botId: ada.agent.id } })).toBe(6);
+    expect(await prisma.run.count({ where: { agentId: ada.agent.id } })).toBe(6);
   });
 
   it('refuses a stale fence’s finish, park and progress, and resumes a parked run once', async () => {

@@ -10,10 +10,10 @@ import {
   type RunStatus,
 } from '@lazyboy/contracts';
 import type { HumanAnswer } from '@lazyboy/agent';
-import { Prisma, type Bot, type Message, type Run, type Workspace } from '../persistence/generated/client.js';
+import { Prisma, type Agent, type Message, type Run, type Workspace } from '../persistence/generated/client.js';
 import { PrismaService } from '../persistence/prisma.service.js';
 import { uuidv7 } from '../persistence/uuidv7.js';
-import { messageContent } from '../sessions/message-views.js';
+import { messageContent } from '../chats/message-views.js';
 import { StaleLeaseError, type RunLease } from './run-lease.js';
 import { readRunState, type StoredRunResult, type StoredRunState } from './run-state.js';
 import { heldBy, heldByWhere, RUN_MOVES, statusIn, type FinalRunStatus, type RunTransition } from './run-transitions.js';
@@ -34,20 +34,20 @@ const PARKED_IN = statusIn(RUN_MOVES.expire.from);
  * The partial unique index (prisma/migrations) that lets an agent have one active run only: two executors
  * or accepts racing for the same agent get a unique violation instead of a second run.
  */
-export const ONE_EXECUTING_RUN_PER_AGENT = 'Run_one_executing_per_bot';
+export const ONE_EXECUTING_RUN_PER_AGENT = 'Run_one_executing_per_agent';
 
 /** A run with what the executor reads of its agent, workspace and trigger message. */
 export interface RunContext extends Run {
-  bot: Pick<Bot, 'id' | 'name' | 'instructions' | 'modelSettings' | 'modelApiKeyCipher'>;
+  agent: Pick<Agent, 'id' | 'name' | 'instructions' | 'modelSettings' | 'modelApiKeyCipher'>;
   workspace: Pick<Workspace, 'id' | 'modelSettings' | 'modelApiKeyCipher'>;
   triggerMessage: Pick<Message, 'id' | 'createdAt' | 'content'> | null;
 }
 
 interface ExecutionContextColumns {
-  botName: string;
-  botInstructions: string;
-  botModelSettings: Prisma.JsonValue;
-  botModelApiKeyCipher: Bot['modelApiKeyCipher'];
+  agentName: string;
+  agentInstructions: string;
+  agentModelSettings: Prisma.JsonValue;
+  agentModelApiKeyCipher: Agent['modelApiKeyCipher'];
   workspaceModelSettings: Prisma.JsonValue;
   workspaceModelApiKeyCipher: Workspace['modelApiKeyCipher'];
   triggerId: string | null;
@@ -77,11 +77,11 @@ export class RunsRepository {
         WHERE (r.status = 'queued' OR (${LEASE_EXPIRED_IN} AND r."leaseExpiresAt" < now()))
           AND NOT EXISTS (
             SELECT 1 FROM "Run" o
-            WHERE o."botId" = r."botId" AND o.id <> r.id
+            WHERE o."agentId" = r."agentId" AND o.id <> r.id
               AND ${OTHER_ACTIVE_IN})
           AND NOT EXISTS (
             SELECT 1 FROM "Run" e
-            WHERE e."botId" = r."botId" AND e.status = 'queued' AND (e."createdAt", e.id) < (r."createdAt", r.id))
+            WHERE e."agentId" = r."agentId" AND e.status = 'queued' AND (e."createdAt", e.id) < (r."createdAt", r.id))
         ORDER BY r."createdAt", r.id
         LIMIT ${limit}
         FOR UPDATE OF r SKIP LOCKED
@@ -250,19 +250,19 @@ export class RunsRepository {
         RETURNING *`;
       const run = rows[0];
       if (!run) return null;
-      if (!run.sessionId) return { run, message: null };
+      if (!run.chatId) return { run, message: null };
       const written = await tx.message.create({
         data: {
           id: uuidv7(),
           workspaceId: run.workspaceId,
-          sessionId: run.sessionId,
+          chatId: run.chatId,
           role: 'assistant',
           content: json(messageContent(message.text, false, message.notice)),
-          botId: run.botId,
+          agentId: run.agentId,
           runId: run.id,
         },
       });
-      await tx.session.update({ where: { id: run.sessionId }, data: { lastMessageAt: written.createdAt } });
+      await tx.chat.update({ where: { id: run.chatId }, data: { lastMessageAt: written.createdAt } });
       return { run, message: written };
     });
   }
@@ -300,8 +300,8 @@ export class RunsRepository {
     return this.prisma.run.findFirst({ where: { id: runId, workspace: visibleWorkspaces(principal) } });
   }
 
-  async activeRunOfBot(botId: string, statuses: readonly RunStatus[] = ACTIVE_RUN_STATUSES): Promise<Run | null> {
-    return this.prisma.run.findFirst({ where: { botId, status: { in: [...statuses] } }, orderBy: { createdAt: 'asc' } });
+  async activeRunOfAgent(agentId: string, statuses: readonly RunStatus[] = ACTIVE_RUN_STATUSES): Promise<Run | null> {
+    return this.prisma.run.findFirst({ where: { agentId, status: { in: [...statuses] } }, orderBy: { createdAt: 'asc' } });
   }
 
   async activeInWorkspace(workspaceId: string): Promise<Run[]> {
@@ -312,8 +312,8 @@ export class RunsRepository {
     });
   }
 
-  async activeRunsOfSession(sessionId: string): Promise<Run[]> {
-    return this.prisma.run.findMany({ where: { sessionId, status: { in: [...UNFINISHED_RUN_STATUSES] } } });
+  async activeRunsOfChat(chatId: string): Promise<Run[]> {
+    return this.prisma.run.findMany({ where: { chatId, status: { in: [...UNFINISHED_RUN_STATUSES] } } });
   }
 
   /**
@@ -323,22 +323,22 @@ export class RunsRepository {
   async executionContext(runId: string): Promise<RunContext | null> {
     const rows = await this.prisma.$queryRaw<(Run & ExecutionContextColumns)[]>`
       SELECT r.*,
-             b.name AS "botName", b.instructions AS "botInstructions", b."modelSettings" AS "botModelSettings",
-             b."modelApiKeyCipher" AS "botModelApiKeyCipher", w."modelSettings" AS "workspaceModelSettings",
+             b.name AS "agentName", b.instructions AS "agentInstructions", b."modelSettings" AS "agentModelSettings",
+             b."modelApiKeyCipher" AS "agentModelApiKeyCipher", w."modelSettings" AS "workspaceModelSettings",
              w."modelApiKeyCipher" AS "workspaceModelApiKeyCipher",
              m.id AS "triggerId", m."createdAt" AS "triggerCreatedAt", m.content AS "triggerContent"
       FROM "Run" r
-      JOIN "Bot" b ON b.id = r."botId"
+      JOIN "Agent" b ON b.id = r."agentId"
       JOIN "Workspace" w ON w.id = r."workspaceId"
       LEFT JOIN "Message" m ON m.id = r."triggerMessageId"
       WHERE r.id = ${runId}::uuid`;
     const row = rows[0];
     if (!row) return null;
     const {
-      botName,
-      botInstructions,
-      botModelSettings,
-      botModelApiKeyCipher,
+      agentName,
+      agentInstructions,
+      agentModelSettings,
+      agentModelApiKeyCipher,
       workspaceModelSettings,
       workspaceModelApiKeyCipher,
       triggerId,
@@ -348,12 +348,12 @@ export class RunsRepository {
     } = row;
     return {
       ...run,
-      bot: {
-        id: run.botId,
-        name: botName,
-        instructions: botInstructions,
-        modelSettings: botModelSettings,
-        modelApiKeyCipher: botModelApiKeyCipher,
+      agent: {
+        id: run.agentId,
+        name: agentName,
+        instructions: agentInstructions,
+        modelSettings: agentModelSettings,
+        modelApiKeyCipher: agentModelApiKeyCipher,
       },
       workspace: {
         id: run.workspaceId,

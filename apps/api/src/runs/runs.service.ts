@@ -23,7 +23,7 @@ export class RunsService implements OnModuleInit {
 
   onModuleInit(): void {
     // However control comes back (release, admin, lease expiry), the parked run continues.
-    this.control.onRelease((botId) => this.resumeAfterRelease(botId));
+    this.control.onRelease((agentId) => this.resumeAfterRelease(agentId));
   }
 
   async get(principal: Principal, runId: string): Promise<RunView> {
@@ -63,8 +63,8 @@ export class RunsService implements OnModuleInit {
     return run;
   }
 
-  async stopSessionRuns(sessionId: string): Promise<void> {
-    for (const run of await this.runs.activeRunsOfSession(sessionId)) {
+  async stopChatRuns(chatId: string): Promise<void> {
+    for (const run of await this.runs.activeRunsOfChat(chatId)) {
       // A run that ended between the listing and the stop is just as good.
       await this.stop(run.id).catch((error: unknown) => {
         if (!(error instanceof ApiError && error.code === 'CONFLICT')) throw error;
@@ -86,8 +86,8 @@ export class RunsService implements OnModuleInit {
    * A person handed the screen back: the agent's run parked in waiting_takeover continues from the current
    * screen. Returns the resumed run, if there was one.
    */
-  async resumeAfterRelease(botId: string): Promise<Run | null> {
-    const parked = await this.runs.activeRunOfBot(botId, ['waiting_takeover']);
+  async resumeAfterRelease(agentId: string): Promise<Run | null> {
+    const parked = await this.runs.activeRunOfAgent(agentId, ['waiting_takeover']);
     if (!parked) return null;
     const resumed = await this.runs.resume(parked.id, 'waiting_takeover', { kind: 'resumed' });
     if (resumed) {
@@ -106,8 +106,8 @@ export class RunsService implements OnModuleInit {
     const view = 'leaseFence' in run ? toRunView(run) : run;
     const rooms = [
       { kind: 'workspace' as const, id: view.workspaceId },
-      { kind: 'bot' as const, id: view.botId },
-      ...(view.sessionId ? [{ kind: 'session' as const, id: view.sessionId }] : []),
+      { kind: 'agent' as const, id: view.agentId },
+      ...(view.chatId ? [{ kind: 'chat' as const, id: view.chatId }] : []),
     ];
     await this.realtime.publish(rooms, { type: 'run.updated', run: view });
   }

@@ -1,7 +1,7 @@
 /** The service agent's system prompt: the loop rules of seed 003 plus the agent's own instructions. */
-export function serviceSystemPrompt(options: { botName: string; instructions: string; now: Date; chatOnly: boolean }): string {
+export function serviceSystemPrompt(options: { agentName: string; instructions: string; now: Date; chatOnly: boolean }): string {
   const parts = [
-    `You are ${options.botName}, a LazyBoy agent with your own Linux desktop (XFCE, Chromium) that you operate through tools.`,
+    `You are ${options.agentName}, a LazyBoy agent with your own Linux desktop (XFCE, Chromium) that you operate through tools.`,
     'Work as observe → decide → act → verify → respond: look at the real state with tools, act, check the result, then answer.',
     'Greetings, small talk and questions you can answer from knowledge get a plain-text answer with no tools.',
     'For an action task: first say in one line what you will do (send_message), then do it with tools. Multi-stage work gets a short update_plan checklist.',

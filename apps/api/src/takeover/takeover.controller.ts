@@ -14,7 +14,7 @@ import { ApiRoute } from '../common/route-docs.js';
 import { IdParam, ZodBody } from '../common/zod-params.js';
 import { TakeoverService } from './takeover.service.js';
 
-@Controller('api/bots/:botId/computer')
+@Controller('api/agents/:agentId/computer')
 export class TakeoverController {
   constructor(private readonly takeover: TakeoverService) {}
 
@@ -26,10 +26,10 @@ export class TakeoverController {
   })
   take(
     @CurrentPrincipal() principal: Principal,
-    @IdParam('botId') botId: string,
+    @IdParam('agentId') agentId: string,
     @Req() req: Request,
   ): Promise<TakeoverResponse> {
-    return this.takeover.take(principal, botId, clientIpOf(req) ?? null);
+    return this.takeover.take(principal, agentId, clientIpOf(req) ?? null);
   }
 
   @Post('release')
@@ -40,10 +40,10 @@ export class TakeoverController {
   })
   release(
     @CurrentPrincipal() principal: Principal,
-    @IdParam('botId') botId: string,
+    @IdParam('agentId') agentId: string,
     @Req() req: Request,
   ): Promise<TakeoverResponse> {
-    return this.takeover.release(principal, botId, clientIpOf(req) ?? null);
+    return this.takeover.release(principal, agentId, clientIpOf(req) ?? null);
   }
 
   @Post('type')
@@ -55,9 +55,9 @@ export class TakeoverController {
   })
   type(
     @CurrentPrincipal() principal: Principal,
-    @IdParam('botId') botId: string,
+    @IdParam('agentId') agentId: string,
     @ZodBody(personTypeRequestSchema) body: PersonTypeRequest,
   ): Promise<PersonTypeResponse> {
-    return this.takeover.type(principal, botId, body.text);
+    return this.takeover.type(principal, agentId, body.text);
   }
 }

@@ -21,32 +21,32 @@ export class TakeoverService {
     private readonly runs: RunsService,
   ) {}
 
-  async take(principal: Principal, botId: string, ip: string | null): Promise<TakeoverResponse> {
-    const bot = await this.computers.visibleBot(principal, botId);
-    const change = await this.control.takeControl(bot.id, principal.userId, { ip });
-    const run = await this.runsRepository.activeRunOfBot(bot.id);
+  async take(principal: Principal, agentId: string, ip: string | null): Promise<TakeoverResponse> {
+    const agent = await this.computers.visibleAgent(principal, agentId);
+    const change = await this.control.takeControl(agent.id, principal.userId, { ip });
+    const run = await this.runsRepository.activeRunOfAgent(agent.id);
     return { screen: change.screen, run: run ? toRunView(run) : null };
   }
 
-  async release(principal: Principal, botId: string, ip: string | null): Promise<TakeoverResponse> {
-    const bot = await this.computers.visibleBot(principal, botId);
+  async release(principal: Principal, agentId: string, ip: string | null): Promise<TakeoverResponse> {
+    const agent = await this.computers.visibleAgent(principal, agentId);
     // The release resumes a run parked in waiting_takeover (RunsService listens to every hand-back): the
     // answer shows that run as it is now (queued again, or already taken by an executor).
-    const parked = await this.runsRepository.activeRunOfBot(bot.id, ['waiting_takeover']);
-    const change = await this.control.releaseControl(bot.id, principal.userId, { ip });
-    const screen = change?.screen ?? (await this.computers.botComputerView(bot)).screen;
+    const parked = await this.runsRepository.activeRunOfAgent(agent.id, ['waiting_takeover']);
+    const change = await this.control.releaseControl(agent.id, principal.userId, { ip });
+    const screen = change?.screen ?? (await this.computers.agentComputerView(agent)).screen;
     // A run that asked for a person (request_takeover) while nobody took control: "hand back" without a
     // takeover still means "go on". While someone else holds control, their release resumes it instead.
-    if (parked && !change && screen?.controlHolder !== 'user') await this.runs.resumeAfterRelease(bot.id);
+    if (parked && !change && screen?.controlHolder !== 'user') await this.runs.resumeAfterRelease(agent.id);
     const run = parked
       ? await this.runsRepository.findVisible(principal, parked.id)
-      : await this.runsRepository.activeRunOfBot(bot.id);
+      : await this.runsRepository.activeRunOfAgent(agent.id);
     return { screen, run: run ? toRunView(run) : null };
   }
 
   /** The person holding the agent's screen types into it; refused (403) to anyone else. */
-  async type(principal: Principal, botId: string, text: string): Promise<PersonTypeResponse> {
-    const bot = await this.computers.visibleBot(principal, botId);
-    return { via: await this.control.typeForPerson(bot, principal.userId, text) };
+  async type(principal: Principal, agentId: string, text: string): Promise<PersonTypeResponse> {
+    const agent = await this.computers.visibleAgent(principal, agentId);
+    return { via: await this.control.typeForPerson(agent, principal.userId, text) };
   }
 }

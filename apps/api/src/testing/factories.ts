@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { Bot, Prisma, PrismaClient, Run, Session, User, Workspace } from '../persistence/generated/client.js';
+import type { Agent, Prisma, PrismaClient, Run, Chat, User, Workspace } from '../persistence/generated/client.js';
 
 // Rows for repository specs, built straight in the database with defaults that make a valid row: a spec
 // names only what its case is about. (Through the API instead: test/support's signUp and the harnesses.)
 // These write Run rows in any status, so test/docs/run-status-writes.spec.ts does not read this folder.
 
-type Db = Pick<PrismaClient, 'user' | 'workspace' | 'membership' | 'bot' | 'session' | 'run'>;
+type Db = Pick<PrismaClient, 'user' | 'workspace' | 'membership' | 'agent' | 'chat' | 'run'>;
 
 export async function makeUser(db: Db, data: Partial<Prisma.UserUncheckedCreateInput> = {}): Promise<User> {
   const id = randomUUID();
@@ -24,30 +24,30 @@ export async function makeWorkspace(
   return workspace;
 }
 
-/** An agent (a Bot row) of the workspace. */
+/** An agent (an Agent row) of the workspace. */
 export async function makeAgent(
   db: Db,
   workspace: Pick<Workspace, 'id'>,
-  data: Partial<Prisma.BotUncheckedCreateInput> = {},
-): Promise<Bot> {
+  data: Partial<Prisma.AgentUncheckedCreateInput> = {},
+): Promise<Agent> {
   const id = randomUUID();
-  return db.bot.create({ data: { workspaceId: workspace.id, name: `Agent ${id.slice(0, 8)}`, avatarSeed: id, ...data } });
+  return db.agent.create({ data: { workspaceId: workspace.id, name: `Agent ${id.slice(0, 8)}`, avatarSeed: id, ...data } });
 }
 
-/** A chat (a Session row) with the agent. */
+/** A chat (a Chat row) with the agent. */
 export async function makeChat(
   db: Db,
-  agent: Pick<Bot, 'id' | 'workspaceId'>,
-  data: Partial<Prisma.SessionUncheckedCreateInput> = {},
-): Promise<Session> {
-  return db.session.create({ data: { workspaceId: agent.workspaceId, botId: agent.id, ...data } });
+  agent: Pick<Agent, 'id' | 'workspaceId'>,
+  data: Partial<Prisma.ChatUncheckedCreateInput> = {},
+): Promise<Chat> {
+  return db.chat.create({ data: { workspaceId: agent.workspaceId, agentId: agent.id, ...data } });
 }
 
 /** A run of the chat's agent in that chat: queued unless `data` says otherwise. */
 export async function makeRun(
   db: Db,
-  chat: Pick<Session, 'id' | 'workspaceId' | 'botId'>,
+  chat: Pick<Chat, 'id' | 'workspaceId' | 'agentId'>,
   data: Partial<Prisma.RunUncheckedCreateInput> = {},
 ): Promise<Run> {
-  return db.run.create({ data: { workspaceId: chat.workspaceId, botId: chat.botId, sessionId: chat.id, ...data } });
+  return db.run.create({ data: { workspaceId: chat.workspaceId, agentId: chat.agentId, chatId: chat.id, ...data } });
 }

@@ -1,13 +1,13 @@
 import { Controller, HttpCode, Post } from '@nestjs/common';
 import {
-  botComputerViewSchema,
+  agentComputerViewSchema,
   viewerControlCheckRequestSchema,
   viewerControlCheckResponseSchema,
   viewerTicketRedeemRequestSchema,
   viewerTicketRedeemResponseSchema,
   viewerTicketRequestSchema,
   viewerTicketResponseSchema,
-  type BotComputerView,
+  type AgentComputerView,
   type ViewerControlCheckRequest,
   type ViewerControlCheckResponse,
   type ViewerTicketRedeemRequest,
@@ -24,18 +24,18 @@ import { ViewerService } from './viewer.service.js';
 export class ViewerController {
   constructor(private readonly viewer: ViewerService) {}
 
-  @Post('bots/:botId/computer/heartbeat')
+  @Post('agents/:agentId/computer/heartbeat')
   @HttpCode(200)
   @ApiRoute({
     summary: "A viewer is watching the agent's screen (every 2 s): keeps the computer awake, renews the viewer's takeover",
-    response: botComputerViewSchema,
+    response: agentComputerViewSchema,
     tag: 'viewer',
   })
-  async heartbeat(@CurrentPrincipal() principal: Principal, @IdParam('botId') botId: string): Promise<BotComputerView> {
-    return this.viewer.heartbeat(principal, botId);
+  async heartbeat(@CurrentPrincipal() principal: Principal, @IdParam('agentId') agentId: string): Promise<AgentComputerView> {
+    return this.viewer.heartbeat(principal, agentId);
   }
 
-  @Post('bots/:botId/computer/viewer-ticket')
+  @Post('agents/:agentId/computer/viewer-ticket')
   @HttpCode(201)
   @ApiRoute({
     summary: "A 60-second ticket to watch (or, holding control, drive) the agent's screen",
@@ -45,10 +45,10 @@ export class ViewerController {
   })
   async ticket(
     @CurrentPrincipal() principal: Principal,
-    @IdParam('botId') botId: string,
+    @IdParam('agentId') agentId: string,
     @ZodBody(viewerTicketRequestSchema) body: ViewerTicketRequest,
   ): Promise<ViewerTicketResponse> {
-    return this.viewer.issue(principal, botId, body.mode);
+    return this.viewer.issue(principal, agentId, body.mode);
   }
 
   /** Called by the web server (its shared secret): the ticket names the person and screen, redeemed once. */

@@ -3,7 +3,7 @@ import {
   workerRoutes,
   screenVncPath,
   signViewGrant,
-  type BotComputerView,
+  type AgentComputerView,
   type ViewerControlCheckRequest,
   type ViewerControlCheckResponse,
   type ViewerTicketRedeemResponse,
@@ -39,13 +39,13 @@ export class ViewerService {
   }
 
   /** Someone is watching: the idle loop leaves the computer running; their takeover, if any, is extended. */
-  async heartbeat(principal: Principal, botId: string): Promise<BotComputerView> {
-    const bot = await this.computers.visibleBot(principal, botId);
-    const computer = await this.repo.computerForBot(bot);
+  async heartbeat(principal: Principal, agentId: string): Promise<AgentComputerView> {
+    const agent = await this.computers.visibleAgent(principal, agentId);
+    const computer = await this.repo.computerForAgent(agent);
     if (!computer) return { computer: null, screen: null };
     const viewedAt = new Date();
     await this.repo.touchViewed(computer.id, viewedAt);
-    const screen = computer.screens.find((s) => s.botId === bot.id);
+    const screen = computer.screens.find((s) => s.agentId === agent.id);
     const renewed = screen ? await this.control.renewControl(screen, principal.userId) : null;
     // Built from the row already read (a heartbeat every 2 s per viewer): only what this call changed is patched in.
     const view = computerView({ ...computer, lastViewedAt: viewedAt });
@@ -53,15 +53,15 @@ export class ViewerService {
     return { computer: view, screen: renewed?.screen ?? (screen ? screenView(screen) : null) };
   }
 
-  async issue(principal: Principal, botId: string, mode: ViewerMode): Promise<ViewerTicketResponse> {
-    const bot = await this.computers.visibleBot(principal, botId);
-    const computer = await this.repo.computerForBot(bot);
+  async issue(principal: Principal, agentId: string, mode: ViewerMode): Promise<ViewerTicketResponse> {
+    const agent = await this.computers.visibleAgent(principal, agentId);
+    const computer = await this.repo.computerForAgent(agent);
     if (!computer || (computer.state !== 'running' && computer.state !== 'suspended')) {
       throw conflict('computer_not_running', 'the computer is not running; boot it first');
     }
     await this.repo.touchViewed(computer.id);
     // Watching wakes a sleeping computer and starts the agent's screen if it has none yet.
-    const { running, screen } = await this.computers.bootForBot(bot);
+    const { running, screen } = await this.computers.bootForAgent(agent);
     if (mode === 'control' && !holdsControl(screen, principal.userId)) {
       throw forbidden('take control of the screen first');
     }

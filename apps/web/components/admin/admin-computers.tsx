@@ -53,7 +53,7 @@ export function AdminComputers({ computers }: { computers: AdminData<AdminComput
           {computers.data?.items.map((c) => (
             <tr key={c.id} data-testid="admin-computer-row" data-computer-id={c.id} data-state={c.state}>
               <td>
-                <div className="cell-main">{c.botName ?? t.teamComputer}</div>
+                <div className="cell-main">{c.agentName ?? t.teamComputer}</div>
                 <div className="cell-sub">
                   {c.workspaceName} · {c.kind === 'team' ? t.computerModeTeam : t.computerModePrivate}
                 </div>

@@ -84,7 +84,7 @@ export function AdminRuns() {
                 {run.cancelRequested && !isFinalRun(run) && <div className="cell-sub">{t.stopping}</div>}
               </td>
               <td>
-                <div className="cell-main">{run.botName}</div>
+                <div className="cell-main">{run.agentName}</div>
                 <div className="cell-sub">{run.workspaceName}</div>
               </td>
               <td className="cell-sub">

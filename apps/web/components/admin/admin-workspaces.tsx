@@ -56,7 +56,7 @@ export function AdminWorkspaces({ workspaces }: { workspaces: AdminData<AdminWor
               <td className="cell-main">{w.name}</td>
               <td className="cell-sub">{w.slug}</td>
               <td className="num">{w.memberCount}</td>
-              <td className="num">{w.botCount}</td>
+              <td className="num">{w.agentCount}</td>
               <td>{formatDateTime(w.createdAt, locale)}</td>
             </tr>
           ))}

@@ -1,6 +1,6 @@
 'use client';
 
-import type { ComputerSnapshot } from '../../lib/computer-session';
+import type { ComputerSnapshot } from '../../lib/computer-viewer';
 import { errorText } from '../../lib/error-text';
 import { useT } from '../../lib/i18n';
 

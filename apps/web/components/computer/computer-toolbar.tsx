@@ -1,6 +1,6 @@
 'use client';
 
-import type { ControlState, Switching } from '../../lib/computer-session';
+import type { ControlState, Switching } from '../../lib/computer-viewer';
 import { useT } from '../../lib/i18n';
 
 interface ComputerToolbarProps {
@@ -8,7 +8,7 @@ interface ComputerToolbarProps {
   /** The connection passes input on: pasting makes sense. */
   driving: boolean;
   switching: Switching;
-  /** The screen is there to be taken (not off, not failed, the session up). */
+  /** The screen is there to be taken (not off, not failed, the viewer up). */
   canTakeOver: boolean;
   onTakeOver(): void;
   onHandBack(): void;

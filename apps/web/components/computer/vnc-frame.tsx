@@ -1,7 +1,7 @@
 'use client';
 
 import { useCallback, useEffect, useImperativeHandle, useRef, type Ref } from 'react';
-import type { ComputerSession } from '../../lib/computer-session';
+import type { ComputerViewer } from '../../lib/computer-viewer';
 import { parseVncMessage, tag, type PanelToVnc } from '../../lib/vnc-messages';
 
 const VNC_PAGE = '/vnc.html';
@@ -17,20 +17,20 @@ export interface VncFrameHandle {
 }
 
 interface VncFrameProps {
-  session: ComputerSession | null;
+  viewer: ComputerViewer | null;
   title: string;
   ref?: Ref<VncFrameHandle>;
 }
 
 /**
- * The iframe running public/vnc.html, and the postMessage bridge between it and the session. It is
+ * The iframe running public/vnc.html, and the postMessage bridge between it and the viewer. It is
  * loaded once per panel and never reloaded: control changes and reconnects are messages, so the last
  * picture stays on screen through them.
  */
-export function VncFrame({ session, title, ref }: VncFrameProps) {
+export function VncFrame({ viewer, title, ref }: VncFrameProps) {
   const frame = useRef<HTMLIFrameElement>(null);
   const ready = useRef(false);
-  const target = useRef<ComputerSession | null>(session);
+  const target = useRef<ComputerViewer | null>(viewer);
 
   useImperativeHandle(
     ref,
@@ -68,10 +68,10 @@ export function VncFrame({ session, title, ref }: VncFrameProps) {
   }, [send]);
 
   useEffect(() => {
-    target.current = session;
-    if (session && ready.current) session.frameReady(send);
-    return () => session?.frameGone();
-  }, [session, send]);
+    target.current = viewer;
+    if (viewer && ready.current) viewer.frameReady(send);
+    return () => viewer?.frameGone();
+  }, [viewer, send]);
 
   return <iframe ref={frame} className="vnc-frame" title={title} data-testid="vnc-frame" />;
 }

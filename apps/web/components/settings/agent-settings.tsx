@@ -2,16 +2,16 @@
 
 import { useId, useState } from 'react';
 import Link from 'next/link';
-import type { BotModelSettings, BotView, ComputerMode, ModelProvider, UpdateBotRequest } from '@lazyboy/contracts';
+import type { AgentModelSettings, AgentView, ComputerMode, ModelProvider, UpdateAgentRequest } from '@lazyboy/contracts';
 import { fill } from '../../locales';
-import { bots as botsApi } from '../../lib/endpoints';
+import { agents as agentsApi } from '../../lib/endpoints';
 import { useT } from '../../lib/i18n';
 import { PROVIDER_LABEL, PROVIDER_SHORT, baseUrlOptional } from '../../lib/model-providers';
 import { randomToken } from '../../lib/random-token';
 import { runErrorText } from '../../lib/run-error-text';
 import { canManage } from '../../lib/roles';
 import { useShell } from '../../lib/shell-context';
-import { useBot } from '../../lib/use-bot';
+import { useAgent } from '../../lib/use-agent';
 import { AgentPending } from '../agent-pending';
 import { Blobatar } from '../blobatar';
 import { DrawerToggle } from '../drawer-toggle';
@@ -24,54 +24,54 @@ import { useSettingsSave } from './use-settings-save';
 /** An agent's own endpoint needs HTTP: a GGUF file is the server's business (LAZYBOY_MODEL_PATH). */
 const OVERRIDE_PROVIDERS: ModelProvider[] = ['openai-chat', 'xai', 'openai-responses'];
 
-/** /agents/[botId]/settings: the agent's name, face, instructions, computer and its own model. */
-export function AgentSettings({ botId }: { botId: string }) {
+/** /agents/[agentId]/settings: the agent's name, face, instructions, computer and its own model. */
+export function AgentSettings({ agentId }: { agentId: string }) {
   const t = useT();
   const { workspace } = useShell();
-  const { bot, missing } = useBot(botId);
-  if (!bot) return <AgentPending missing={missing} />;
+  const { agent, missing } = useAgent(agentId);
+  if (!agent) return <AgentPending missing={missing} />;
   return (
-    <div className="settings-page" data-testid="agent-settings" data-bot-id={bot.id}>
+    <div className="settings-page" data-testid="agent-settings" data-agent-id={agent.id}>
       <header className="settings-header">
         <DrawerToggle />
-        <Blobatar seed={bot.avatarSeed} size={40} />
+        <Blobatar seed={agent.avatarSeed} size={40} />
         <div className="settings-header-text">
-          <h1>{fill(t.agentSettingsTitle, { name: bot.name })}</h1>
-          <Link href={`/agents/${bot.id}`} className="settings-back" data-testid="agent-settings-back">
+          <h1>{fill(t.agentSettingsTitle, { name: agent.name })}</h1>
+          <Link href={`/agents/${agent.id}`} className="settings-back" data-testid="agent-settings-back">
             ← {t.agentSettingsBack}
           </Link>
         </div>
       </header>
       <div className="settings-body">
-        <ProfileSection bot={bot} />
-        <ModelOverrideSection bot={bot} manager={canManage(workspace.role)} />
+        <ProfileSection agent={agent} />
+        <ModelOverrideSection agent={agent} manager={canManage(workspace.role)} />
       </div>
     </div>
   );
 }
 
-function ProfileSection({ bot }: { bot: BotView }) {
+function ProfileSection({ agent }: { agent: AgentView }) {
   const t = useT();
-  const { putBot } = useShell();
-  const [name, setName] = useState(bot.name);
-  const [seed, setSeed] = useState(bot.avatarSeed);
-  const [instructions, setInstructions] = useState(bot.instructions);
-  const [mode, setMode] = useState<ComputerMode>(bot.computerMode);
+  const { putAgent } = useShell();
+  const [name, setName] = useState(agent.name);
+  const [seed, setSeed] = useState(agent.avatarSeed);
+  const [instructions, setInstructions] = useState(agent.instructions);
+  const [mode, setMode] = useState<ComputerMode>(agent.computerMode);
   const ids = { name: useId(), instructions: useId(), mode: useId() };
 
-  const changes: UpdateBotRequest = {
-    ...(name.trim() !== bot.name ? { name: name.trim() } : {}),
-    ...(seed !== bot.avatarSeed ? { avatarSeed: seed } : {}),
-    ...(instructions !== bot.instructions ? { instructions } : {}),
-    ...(mode !== bot.computerMode ? { computerMode: mode } : {}),
+  const changes: UpdateAgentRequest = {
+    ...(name.trim() !== agent.name ? { name: name.trim() } : {}),
+    ...(seed !== agent.avatarSeed ? { avatarSeed: seed } : {}),
+    ...(instructions !== agent.instructions ? { instructions } : {}),
+    ...(mode !== agent.computerMode ? { computerMode: mode } : {}),
   };
   const dirty = Object.keys(changes).length > 0;
 
   const save = useSettingsSave({
     canSave: dirty && name.trim() !== '',
-    save: () => botsApi.update(bot.id, changes),
+    save: () => agentsApi.update(agent.id, changes),
     onSaved: (updated) => {
-      putBot(updated);
+      putAgent(updated);
       setName(updated.name);
       setSeed(updated.avatarSeed);
       setInstructions(updated.instructions);
@@ -92,8 +92,8 @@ function ProfileSection({ bot }: { bot: BotView }) {
           >
             {t.shuffleAvatar}
           </button>
-          {seed !== bot.avatarSeed && (
-            <button type="button" className="button-link" onClick={() => setSeed(bot.avatarSeed)}>
+          {seed !== agent.avatarSeed && (
+            <button type="button" className="button-link" onClick={() => setSeed(agent.avatarSeed)}>
               {t.undo}
             </button>
           )}
@@ -149,14 +149,14 @@ function ProfileSection({ bot }: { bot: BotView }) {
 }
 
 /** Whether the agent's settings name a model of its own (else the workspace's is used). */
-function hasOverride(settings: BotModelSettings): boolean {
+function hasOverride(settings: AgentModelSettings): boolean {
   return settings.provider !== undefined || settings.baseUrl !== undefined || settings.model !== undefined;
 }
 
-function ModelOverrideSection({ bot, manager }: { bot: BotView; manager: boolean }) {
+function ModelOverrideSection({ agent, manager }: { agent: AgentView; manager: boolean }) {
   const t = useT();
-  const { putBot } = useShell();
-  const current = bot.modelSettings;
+  const { putAgent } = useShell();
+  const current = agent.modelSettings;
   const [own, setOwn] = useState(hasOverride(current));
   const [provider, setProvider] = useState<ModelProvider>(current.provider ?? 'openai-chat');
   const [baseUrl, setBaseUrl] = useState(current.baseUrl ?? '');
@@ -164,7 +164,7 @@ function ModelOverrideSection({ bot, manager }: { bot: BotView; manager: boolean
   const [key, setKey] = useState<KeyChange>(KEEP_KEY);
   const ids = { own: useId(), provider: useId(), baseUrl: useId() };
 
-  const next: BotModelSettings = own
+  const next: AgentModelSettings = own
     ? {
         provider,
         ...(baseUrl.trim() ? { baseUrl: baseUrl.trim() } : {}),
@@ -185,13 +185,13 @@ function ModelOverrideSection({ bot, manager }: { bot: BotView; manager: boolean
   const save = useSettingsSave({
     canSave: dirty && !missingUrl,
     save: () =>
-      botsApi.update(bot.id, {
+      agentsApi.update(agent.id, {
         ...(settingsChanged ? { modelSettings: next } : {}),
         // Back to the workspace's model: the agent's own key has no endpoint left to serve.
-        ...(!own && bot.hasModelApiKey ? { modelApiKey: null } : keyChanged ? { modelApiKey: keyRequest(key) } : {}),
+        ...(!own && agent.hasModelApiKey ? { modelApiKey: null } : keyChanged ? { modelApiKey: keyRequest(key) } : {}),
       }),
     onSaved: (updated) => {
-      putBot(updated);
+      putAgent(updated);
       const settings = updated.modelSettings;
       setOwn(hasOverride(settings));
       setProvider(settings.provider ?? 'openai-chat');
@@ -204,11 +204,11 @@ function ModelOverrideSection({ bot, manager }: { bot: BotView; manager: boolean
   if (!manager) {
     return (
       <SettingsSection title={t.agentModel} testId="agent-model">
-        <AgentReadiness bot={bot} />
+        <AgentReadiness agent={agent} />
         <AskAnOwner text={t.agentModelMemberNote} />
         <dl className="settings-facts" data-testid="agent-model-readonly">
           {/* A member's view has no base URL (the API withholds it): the readiness says whose model it is. */}
-          {bot.modelReadiness.source === 'bot' ? (
+          {agent.modelReadiness.source === 'agent' ? (
             <>
               <dt>{t.modelProvider}</dt>
               <dd>{current.provider ? t[PROVIDER_LABEL[current.provider]] : '—'}</dd>
@@ -228,7 +228,7 @@ function ModelOverrideSection({ bot, manager }: { bot: BotView; manager: boolean
 
   return (
     <SettingsSection title={t.agentModel} description={t.agentModelText} testId="agent-model">
-      <AgentReadiness bot={bot} />
+      <AgentReadiness agent={agent} />
       <form className="settings-form" onSubmit={(event) => void save.submit(event)}>
         <fieldset className="choice-group">
           <legend className="visually-hidden">{t.agentModel}</legend>
@@ -280,7 +280,7 @@ function ModelOverrideSection({ bot, manager }: { bot: BotView; manager: boolean
               onChange={(event) => setBaseUrl(event.target.value)}
             />
             <ModelNameField
-              workspaceId={bot.workspaceId}
+              workspaceId={agent.workspaceId}
               provider={provider}
               baseUrl={baseUrl}
               value={model}
@@ -288,8 +288,8 @@ function ModelOverrideSection({ bot, manager }: { bot: BotView; manager: boolean
               testId="agent-model-name"
             />
             <ApiKeyField
-              stored={bot.hasModelApiKey}
-              lastFour={bot.modelApiKeyLast4}
+              stored={agent.hasModelApiKey}
+              lastFour={agent.modelApiKeyLast4}
               change={key}
               onChange={setKey}
               testIdPrefix="agent-model"
@@ -309,9 +309,9 @@ function ModelOverrideSection({ bot, manager }: { bot: BotView; manager: boolean
 }
 
 /** What the agent uses now (its own model, its workspace's or the host's), or why it has none. */
-function AgentReadiness({ bot }: { bot: BotView }) {
+function AgentReadiness({ agent }: { agent: AgentView }) {
   const t = useT();
-  const readiness = bot.modelReadiness;
+  const readiness = agent.modelReadiness;
   if (!readiness.usable)
     return (
       <p className="readiness readiness-bad" data-testid="agent-model-readiness" data-usable="false">
@@ -319,7 +319,7 @@ function AgentReadiness({ bot }: { bot: BotView }) {
       </p>
     );
   const from =
-    readiness.source === 'bot' ? t.modelSourceAgent : readiness.source === 'env' ? t.modelSourceHost : t.modelSourceWorkspace;
+    readiness.source === 'agent' ? t.modelSourceAgent : readiness.source === 'env' ? t.modelSourceHost : t.modelSourceWorkspace;
   return (
     <p className="readiness readiness-good" data-testid="agent-model-readiness" data-usable="true">
       {fill(t.modelReady, {

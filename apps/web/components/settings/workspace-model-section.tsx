@@ -58,7 +58,7 @@ interface WorkspaceModelSectionProps {
  */
 export function WorkspaceModelSection({ view, onSaved }: WorkspaceModelSectionProps) {
   const t = useT();
-  const { reloadBots } = useShell();
+  const { reloadAgents } = useShell();
   const model = view.model;
   const hostOffered = model.hostModel === 'available';
   const [useHost, setUseHost] = useState(hostOffered && !hasSettings(model.settings));
@@ -124,7 +124,7 @@ export function WorkspaceModelSection({ view, onSaved }: WorkspaceModelSectionPr
       onSaved(next);
       reset(next);
       // Whether each agent has a usable model follows from these settings.
-      reloadBots();
+      reloadAgents();
     },
   });
 

@@ -66,13 +66,13 @@ async function act(ctx: WorkerContext, action: BrowserActionName, request: Brows
 /** The slot's DevTools pipe if its screen is up; otherwise the reason the browser cannot be used. */
 export function runningBrowser(ctx: WorkerContext, slot: number): CdpPipe {
   // A frozen Chromium would leave the call hanging until the wake, so refuse at once.
-  if (ctx.displays.isSuspended) {
+  if (ctx.screens.isSuspended) {
     throw new WorkerHttpError('COMPUTER_UNAVAILABLE', `computer ${ctx.computerId} is suspended; wake it first`);
   }
-  const status = ctx.displays.state(slot);
+  const status = ctx.screens.state(slot);
   if (status.state === 'running') {
     try {
-      return ctx.displays.cdp(slot);
+      return ctx.screens.cdp(slot);
     } catch (error) {
       throw new WorkerHttpError('BROWSER_UNAVAILABLE', `the browser of slot ${slot} is not running: ${(error as Error).message}`);
     }

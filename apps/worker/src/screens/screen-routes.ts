@@ -12,13 +12,13 @@ import { fromDesktopError } from './desktop-errors.js';
 import { typeForPerson } from './person-typing.js';
 
 export function addScreenRoutes(router: Router, ctx: WorkerContext): void {
-  const { displays, fences } = ctx;
+  const { screens, fences } = ctx;
 
   /** Boots the slot's screen if needed and answers once Chromium, VNC and websockify are up. */
   router.serve(workerRoutes.ensureScreen, async ({ body: { slot, profileKey, fence } }) => {
     if (fence !== undefined && fences.admitExecution(slot, fence)) ctx.screenshots.reset(slot);
     try {
-      await displays.ensureScreen(slot, { profileKey });
+      await screens.ensureScreen(slot, { profileKey });
     } catch (raw) {
       const error = fromDesktopError(raw);
       if (error instanceof WorkerHttpError && error.code === 'PROFILE_LOCKED') {
@@ -32,11 +32,11 @@ export function addScreenRoutes(router: Router, ctx: WorkerContext): void {
   });
 
   router.serve(workerRoutes.listScreens, async () => {
-    const slots = new Set([...displays.health().screens.map((s) => s.slot), ...fences.knownSlots()]);
+    const slots = new Set([...screens.health().screens.map((s) => s.slot), ...fences.knownSlots()]);
     const body: ScreensResponse = {
       computerId: ctx.computerId,
-      suspended: displays.isSuspended,
-      screenLimit: displays.screenLimit,
+      suspended: screens.isSuspended,
+      screenLimit: screens.screenLimit,
       screens: [...slots].sort((a, b) => a - b).map((slot) => screenInfo(ctx, slot)),
     };
     return body;
@@ -45,7 +45,7 @@ export function addScreenRoutes(router: Router, ctx: WorkerContext): void {
   router.serve(workerRoutes.stopScreen, async ({ body: { slot } }) => {
     await ctx.workspace.stopRecorder(slot);
     await ctx.browsers.forget(slot);
-    await displays.stopScreen(slot).catch((error: unknown) => {
+    await screens.stopScreen(slot).catch((error: unknown) => {
       throw fromDesktopError(error);
     });
     ctx.profileLocks.clear(slot);
@@ -71,14 +71,14 @@ export function addScreenRoutes(router: Router, ctx: WorkerContext): void {
   router.serve(workerRoutes.suspend, async () => {
     // A recorder polling a frozen display would hang; its recording is dropped.
     await ctx.workspace.stopRecorders();
-    await displays.suspend().catch((error: unknown) => {
+    await screens.suspend().catch((error: unknown) => {
       throw fromDesktopError(error);
     });
     return computerState(ctx);
   });
 
   router.serve(workerRoutes.wake, async () => {
-    await displays.wake().catch((error: unknown) => {
+    await screens.wake().catch((error: unknown) => {
       throw fromDesktopError(error);
     });
     return computerState(ctx);
@@ -86,14 +86,14 @@ export function addScreenRoutes(router: Router, ctx: WorkerContext): void {
 }
 
 function computerState(ctx: WorkerContext): ComputerStateResponse {
-  return { computerId: ctx.computerId, suspended: ctx.displays.isSuspended };
+  return { computerId: ctx.computerId, suspended: ctx.screens.isSuspended };
 }
 
 /** A slot as the API may see it: no X cookie, no D-Bus address, no sockets (only the worker drives the browser). */
 function screenInfo(ctx: WorkerContext, slot: number): ScreenInfo {
-  const status = ctx.displays.state(slot);
-  const health = ctx.displays.health().screens.find((s) => s.slot === slot);
-  const endpoints = ctx.displays.endpoints(slot);
+  const status = ctx.screens.state(slot);
+  const health = ctx.screens.health().screens.find((s) => s.slot === slot);
+  const endpoints = ctx.screens.endpoints(slot);
   const executionFence = ctx.fences.executionFence(slot);
   return {
     slot,

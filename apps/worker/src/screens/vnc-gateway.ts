@@ -2,7 +2,7 @@ import net from 'node:net';
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { slotOfScreenVncPath, verifyViewGrant } from '@lazyboy/contracts';
-import type { DisplayManager } from '@lazyboy/desktop';
+import type { ScreenManager } from '@lazyboy/desktop';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 
 /** noVNC's messages to the screen are small (keys, pointer, frame requests); a bigger one is refused. */
@@ -27,7 +27,7 @@ export class VncGateway {
   constructor(
     private readonly computerId: string,
     private readonly controlToken: string,
-    private readonly displays: DisplayManager,
+    private readonly screens: ScreenManager,
     private readonly log: (line: string) => void,
   ) {}
 
@@ -53,7 +53,7 @@ export class VncGateway {
     if (!claims || this.used.has(claims.nonce))
       return refuse(socket, 401, 'a valid, unused view grant for this screen is required');
     this.used.set(claims.nonce, claims.expiresAt);
-    const endpoints = this.displays.endpoints(slot);
+    const endpoints = this.screens.endpoints(slot);
     if (!endpoints) return refuse(socket, 409, `the screen of slot ${slot} is not running`);
     const vnc = net.connect({ path: endpoints.vncSocket });
     vnc.once('error', (error) => {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DisplayManager } from '@lazyboy/desktop';
+import { ScreenManager } from '@lazyboy/desktop';
 import { testDisplayBase } from './display-base.js';
 import { startTestPages } from '../../../../libs/desktop/src/testing/test-site.js';
 import { ControlServer } from '../control-server.js';
@@ -13,18 +13,18 @@ export interface Answer<T = Record<string, unknown>> {
 }
 
 /**
- * A real worker for a suite: its own DisplayManager on free display numbers, the control server on a free
+ * A real worker for a suite: its own ScreenManager on free display numbers, the control server on a free
  * port, and a JSON client carrying the token. `stop()` leaves no process or directory behind.
  */
 export class WorkerFixture {
   readonly token = randomBytes(24).toString('hex');
   readonly root = path.join(os.tmpdir(), `lazyboy-worker-${randomBytes(6).toString('hex')}`);
-  readonly displays: DisplayManager;
+  readonly screens: ScreenManager;
   readonly server: ControlServer;
   base = '';
 
   constructor(computerId: string, screenLimit: number) {
-    this.displays = new DisplayManager({
+    this.screens = new ScreenManager({
       computerId,
       homeDir: path.join(this.root, 'home'),
       runtimeDir: path.join(this.root, 'run'),
@@ -40,12 +40,12 @@ export class WorkerFixture {
         LAZYBOY_CONTROL_TOKEN: this.token,
         LAZYBOY_COMPUTER_ID: computerId,
         TEAM_SCREEN_LIMIT: screenLimit,
-        LAZYBOY_DISPLAY_BASE: this.displays.displayBase,
+        LAZYBOY_DISPLAY_BASE: this.screens.displayBase,
         LAZYBOY_DESKTOP_SESSION: 'window-manager',
         LAZYBOY_EGRESS_PRIVATE_NETWORKS: 'deny',
         LAZYBOY_EGRESS_ALLOWED_DOMAINS: null,
       },
-      { displays: this.displays, log: () => undefined },
+      { screens: this.screens, log: () => undefined },
     );
   }
 
@@ -59,7 +59,7 @@ export class WorkerFixture {
 
   async stop(): Promise<void> {
     await this.server.close();
-    await this.displays.dispose();
+    await this.screens.dispose();
     rmSync(this.root, { recursive: true, force: true });
   }
 

@@ -157,11 +157,11 @@ export function addWorkspaceRoutes(router: Router, ctx: WorkerContext): void {
     let changed = false;
     if (until === 'screen_changes') {
       assertAwake(ctx);
-      const first = await mapped(() => screenSignature(ctx.displays, slot));
+      const first = await mapped(() => screenSignature(ctx.screens, slot));
       while (!changed && Date.now() < deadline) {
         await sleep(Math.min(WAIT_POLL_MS, Math.max(0, deadline - Date.now())));
         fences.assertCurrentExecution(slot, fence);
-        const now = await mapped(() => screenSignature(ctx.displays, slot));
+        const now = await mapped(() => screenSignature(ctx.screens, slot));
         changed = now.signature !== first.signature;
       }
     } else {
@@ -180,14 +180,14 @@ export function addWorkspaceRoutes(router: Router, ctx: WorkerContext): void {
         throw new WorkerHttpError('ALREADY_RECORDING', `slot ${slot} is already recording; stop it first`, { slot });
       }
       assertAwake(ctx);
-      const status = ctx.displays.state(slot);
+      const status = ctx.screens.state(slot);
       if (status.state !== 'running') {
         throw new WorkerHttpError('SCREEN_NOT_RUNNING', `the screen of slot ${slot} is ${status.state}; ensure it first`, {
           slot,
         });
       }
-      const recorder = await SkillRecorder.overCdp(() => ctx.displays.connectBrowser(slot), {
-        frames: displayFrameSource(ctx.displays, slot),
+      const recorder = await SkillRecorder.overCdp(() => ctx.screens.connectBrowser(slot), {
+        frames: displayFrameSource(ctx.screens, slot),
       });
       await recorder.start({ goal });
       workspace.setRecorder(slot, recorder);
@@ -234,7 +234,7 @@ function shellDone(result: ShellResult): ShellRunResponse {
 }
 
 function assertAwake(ctx: WorkerContext): void {
-  if (ctx.displays.isSuspended) {
+  if (ctx.screens.isSuspended) {
     throw new WorkerHttpError('COMPUTER_UNAVAILABLE', `computer ${ctx.computerId} is suspended; wake it first`);
   }
 }

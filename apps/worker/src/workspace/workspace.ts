@@ -19,7 +19,7 @@ import {
   SandboxUnavailableError,
   shellLogRoot,
   UnknownCommandError,
-  type DisplayManager,
+  type ScreenManager,
   type SkillRecorder,
 } from '@lazyboy/desktop';
 import { WorkerHttpError } from '../http/errors.js';
@@ -37,28 +37,28 @@ export class Workspace {
   private homeFiles: HomeFiles | undefined;
   private readonly recorders = new Map<number, SkillRecorder>();
 
-  constructor(private readonly displays: DisplayManager) {
-    this.observer = new NativeObserver(displays);
-    this.actor = new NativeActor(displays, this.observer);
+  constructor(private readonly screens: ScreenManager) {
+    this.observer = new NativeObserver(screens);
+    this.actor = new NativeActor(screens, this.observer);
   }
 
   /** Worker-owned, outside the home (a sibling of the runtime directory), so the sandbox cannot reach it. */
   get logRoot(): string {
-    return shellLogRoot(this.displays.runtimeDir);
+    return shellLogRoot(this.screens.runtimeDir);
   }
 
   shell(slot: number): SandboxedShell {
     let shell = this.shells.get(slot);
     if (!shell) {
-      const displays = this.displays;
+      const screens = this.screens;
       shell = new SandboxedShell({
         user: this.user(),
-        homeDir: displays.homeDir,
+        homeDir: screens.homeDir,
         logDir: path.join(this.logRoot, `slot-${slot}`),
-        displayEnv: () => displays.clientEnv(slot),
-        displayRunAs: () => displays.clientRunAs(slot),
+        displayEnv: () => screens.clientEnv(slot),
+        displayRunAs: () => screens.clientRunAs(slot),
         // The worker's data directory holds the other computers' homes.
-        hiddenDirs: [path.dirname(displays.homeDir), this.logRoot],
+        hiddenDirs: [path.dirname(screens.homeDir), this.logRoot],
       });
       this.shells.set(slot, shell);
     }
@@ -69,7 +69,7 @@ export class Workspace {
     if (!this.homeFiles) {
       const user = this.user();
       this.homeFiles = new HomeFiles({
-        homeDir: this.displays.homeDir,
+        homeDir: this.screens.homeDir,
         owner: user.dedicated ? { uid: user.uid, gid: user.gid } : undefined,
       });
     }
@@ -105,8 +105,8 @@ export class Workspace {
     rmSync(this.logRoot, { recursive: true, force: true });
   }
 
-  private user(): NonNullable<DisplayManager['user']> {
-    const user = this.displays.user;
+  private user(): NonNullable<ScreenManager['user']> {
+    const user = this.screens.user;
     if (!user) {
       throw new WorkerHttpError(
         'SCREEN_NOT_RUNNING',

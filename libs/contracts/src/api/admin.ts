@@ -55,7 +55,7 @@ export const adminWorkspaceViewSchema = z.object({
   name: z.string(),
   slug: z.string(),
   memberCount: z.number().int(),
-  botCount: z.number().int(),
+  agentCount: z.number().int(),
   createdAt: isoDateSchema,
 });
 export type AdminWorkspaceView = z.infer<typeof adminWorkspaceViewSchema>;
@@ -73,7 +73,7 @@ export type AdminWorkspaceListView = z.infer<typeof adminWorkspaceListViewSchema
 export const adminComputerViewSchema = computerViewSchema.extend({
   workspaceName: z.string(),
   /** The agent owning a private computer; null for a Team computer. */
-  botName: z.string().nullable(),
+  agentName: z.string().nullable(),
   createdAt: isoDateSchema,
 });
 export type AdminComputerView = z.infer<typeof adminComputerViewSchema>;
@@ -92,13 +92,13 @@ export type AdminComputerListView = z.infer<typeof adminComputerListViewSchema>;
 export const adminRunListQuerySchema = z.strictObject({
   status: runStatusSchema.optional(),
   workspaceId: idSchema.optional(),
-  botId: idSchema.optional(),
+  agentId: idSchema.optional(),
   limit: limit(200, 50),
 });
 export type AdminRunListQuery = z.infer<typeof adminRunListQuerySchema>;
 
 /** A run with the names the dashboard shows beside it. */
-export const adminRunViewSchema = runViewSchema.extend({ botName: z.string(), workspaceName: z.string() });
+export const adminRunViewSchema = runViewSchema.extend({ agentName: z.string(), workspaceName: z.string() });
 export type AdminRunView = z.infer<typeof adminRunViewSchema>;
 
 export const adminRunListViewSchema = z.object({ items: z.array(adminRunViewSchema) });

@@ -6,7 +6,7 @@ export const screenViewSchema = z.object({
   id: idSchema,
   slot: z.number().int(),
   display: z.number().int(),
-  botId: idSchema.nullable(),
+  agentId: idSchema.nullable(),
   controlHolder: controlHolderSchema,
   controlUserId: idSchema.nullable(),
   controlExpiresAt: isoDateSchema.nullable(),
@@ -18,7 +18,7 @@ export const computerViewSchema = z.object({
   id: idSchema,
   workspaceId: idSchema,
   kind: computerModeSchema,
-  botId: idSchema.nullable(),
+  agentId: idSchema.nullable(),
   state: computerStateSchema,
   lastViewedAt: isoDateSchema.nullable(),
   bootedAt: isoDateSchema.nullable(),
@@ -31,11 +31,11 @@ export const computerViewSchema = z.object({
 export type ComputerView = z.infer<typeof computerViewSchema>;
 
 /** What an agent's computer panel shows: its computer (null before the first boot) and its own screen. */
-export const botComputerViewSchema = z.object({
+export const agentComputerViewSchema = z.object({
   computer: computerViewSchema.nullable(),
   screen: screenViewSchema.nullable(),
 });
-export type BotComputerView = z.infer<typeof botComputerViewSchema>;
+export type AgentComputerView = z.infer<typeof agentComputerViewSchema>;
 
 export const viewerTicketRequestSchema = z.strictObject({ mode: z.enum(['view', 'control']).default('view') });
 export type ViewerTicketRequest = z.infer<typeof viewerTicketRequestSchema>;

@@ -3,7 +3,7 @@ import { modelProviderSchema } from '../model.js';
 import { modelFailureCodeSchema, modelUnavailableCodeSchema } from '../run-error-codes.js';
 
 // A workspace's model settings and the tools its settings page uses: the model list of an endpoint, a test
-// request, the local model servers on this machine. Agents' own settings are in bots.ts.
+// request, the local model servers on this machine. Agents' own settings are in agents.ts.
 
 /**
  * A model API key as people paste it: surrounding blanks dropped; printable ASCII without spaces, which
@@ -17,7 +17,7 @@ export const modelApiKeySchema = z
   .regex(/^[\x21-\x7e]+$/, 'a model API key is printable ASCII without spaces');
 
 /** Where an agent's model comes from: its own settings, its workspace's, or the host's environment. */
-export const credentialSourceSchema = z.enum(['bot', 'workspace', 'env']);
+export const credentialSourceSchema = z.enum(['agent', 'workspace', 'env']);
 export type CredentialSourceName = z.infer<typeof credentialSourceSchema>;
 
 const modelPathSchema = z

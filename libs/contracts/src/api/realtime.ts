@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { computerViewSchema } from './computers.js';
 import { idSchema } from './common.js';
-import { messageViewSchema } from './sessions.js';
+import { messageViewSchema } from './chats.js';
 import { runViewSchema } from './runs.js';
 
 // The socket.io protocol between the API and the web app. A client joins rooms by subscribing; the
@@ -16,8 +16,8 @@ export const REALTIME_UNAUTHENTICATED = 'unauthenticated';
 
 export const realtimeRoomSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('workspace'), id: idSchema }),
-  z.strictObject({ kind: z.literal('session'), id: idSchema }),
-  z.strictObject({ kind: z.literal('bot'), id: idSchema }),
+  z.strictObject({ kind: z.literal('chat'), id: idSchema }),
+  z.strictObject({ kind: z.literal('agent'), id: idSchema }),
 ]);
 export type RealtimeRoom = z.infer<typeof realtimeRoomSchema>;
 
@@ -28,7 +28,7 @@ export function roomName(room: RealtimeRoom): string {
 export const realtimeEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('run.updated'), run: runViewSchema }),
   z.object({ type: z.literal('message.created'), message: messageViewSchema }),
-  z.object({ type: z.literal('messages.cleared'), sessionId: idSchema }),
+  z.object({ type: z.literal('messages.cleared'), chatId: idSchema }),
   z.object({ type: z.literal('computer.updated'), computer: computerViewSchema }),
 ]);
 export type RealtimeEvent = z.infer<typeof realtimeEventSchema>;

@@ -22,8 +22,8 @@ export type PlanStepView = z.infer<typeof planStepViewSchema>;
 export const runViewSchema = z.object({
   id: idSchema,
   workspaceId: idSchema,
-  botId: idSchema,
-  sessionId: idSchema.nullable(),
+  agentId: idSchema,
+  chatId: idSchema.nullable(),
   kind: runKindSchema,
   status: runStatusSchema,
   /** What the agent is doing right now (thinking, booting the computer, the current action); null when idle. */

@@ -2,7 +2,7 @@ import type { ComputerState } from '@lazyboy/contracts';
 
 /**
  * What one running screen is. Nothing of it listens on a port: the browser is driven over its DevTools
- * pipe (`DisplayManager.connectBrowser`), the picture comes from x11vnc's Unix socket.
+ * pipe (`ScreenManager.connectBrowser`), the picture comes from x11vnc's Unix socket.
  */
 export interface ScreenEndpoints {
   slot: number;

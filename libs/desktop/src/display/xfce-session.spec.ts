@@ -3,7 +3,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { makeWalkableDir, tempDirPath } from '../testing/temp-dirs.js';
 import { testDisplayBase } from '../testing/display-base.js';
-import { DisplayManager } from './display-manager.js';
+import { ScreenManager } from './screen-manager.js';
 import { sleep } from '../../../../test/support/index.js';
 
 const commandOf = (pid: number): string => {
@@ -14,9 +14,9 @@ const commandOf = (pid: number): string => {
   }
 };
 
-describe('DisplayManager with the full XFCE session', () => {
+describe('ScreenManager with the full XFCE session', () => {
   const root = tempDirPath('lazyboy-xfce-');
-  const manager = new DisplayManager({
+  const manager = new ScreenManager({
     computerId: 'xfce-spec',
     homeDir: path.join(root, 'home'),
     runtimeDir: path.join(root, 'run'),

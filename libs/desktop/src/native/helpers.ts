@@ -4,7 +4,7 @@ import { runCommand } from '../process/run-command.js';
 import { ATSPI_SCRIPT } from './atspi-script.js';
 import { NativeHelperError } from './errors.js';
 
-/** What the native layer needs from a DisplayManager (which satisfies it): the display's environment and user. */
+/** What the native layer needs from a ScreenManager (which satisfies it): the display's environment and user. */
 export interface NativeDisplay {
   clientEnv(slot: number): Record<string, string>;
   clientRunAs(slot: number): RunAs | undefined;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { DisplayManager } from '../display/display-manager.js';
+import { ScreenManager } from '../display/screen-manager.js';
 import { makeWalkableDir, tempDirPath } from '../testing/temp-dirs.js';
 import { NativeActor } from './actor.js';
 import {
@@ -25,7 +25,7 @@ interface Dialog {
 
 describe('native windows (real Xvfb, xfwm4, zenity, AT-SPI, xdotool)', () => {
   const root = tempDirPath('lazyboy-native-');
-  const manager = new DisplayManager({
+  const manager = new ScreenManager({
     computerId: 'native-spec',
     homeDir: path.join(root, 'home'),
     runtimeDir: path.join(root, 'run'),

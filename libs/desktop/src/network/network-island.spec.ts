@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { rmSync } from 'node:fs';
 import type { Page } from 'playwright-core';
-import { DisplayManager } from '../display/display-manager.js';
+import { ScreenManager } from '../display/screen-manager.js';
 import { testDisplayBase } from '../testing/display-base.js';
 import { StandInInternet } from '../testing/stand-in-internet.js';
 import { makeWalkableDir, tempDirPath } from '../testing/temp-dirs.js';
@@ -45,7 +45,7 @@ async function pageWebSocket(page: Page, url: string): Promise<string> {
 describeAsRoot('a screen is a network island (real Chromium, shell and egress proxy)', () => {
   const root = tempDirPath('lazyboy-island-');
   const refusals: EgressRefusal[] = [];
-  const manager = new DisplayManager({
+  const manager = new ScreenManager({
     computerId: 'island-spec',
     homeDir: path.join(root, 'home'),
     runtimeDir: path.join(root, 'run'),
@@ -179,7 +179,7 @@ describeAsRoot('a screen is a network island (real Chromium, shell and egress pr
   it("follows the operator's policy: the LAN when allowed, only the allow-list's hosts when one is set", async () => {
     // The same two servers, from the shell of a computer of each other policy (one screen each).
     const download = async (policy: EgressPolicy, name: string): Promise<string> => {
-      const other = new DisplayManager({
+      const other = new ScreenManager({
         computerId: `island-${name}`,
         homeDir: path.join(root, `home-${name}`),
         runtimeDir: path.join(root, `run-${name}`),

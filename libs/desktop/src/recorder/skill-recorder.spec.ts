@@ -5,7 +5,7 @@ import type http from 'node:http';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startTestSite, type TestSite } from '../testing/test-site.js';
-import { DisplayManager } from '../display/display-manager.js';
+import { ScreenManager } from '../display/screen-manager.js';
 import { makeWalkableDir, tempDirPath } from '../testing/temp-dirs.js';
 import { RecorderStateError } from './errors.js';
 import { displayFrameSource } from './frames.js';
@@ -41,7 +41,7 @@ const PAGES: Record<string, string> = {
 
 describe('SkillRecorder (real Xvfb screen with Chromium over CDP)', () => {
   const root = tempDirPath('lazyboy-recorder-');
-  const manager = new DisplayManager({
+  const manager = new ScreenManager({
     computerId: 'recorder-spec',
     homeDir: path.join(root, 'home'),
     runtimeDir: path.join(root, 'run'),

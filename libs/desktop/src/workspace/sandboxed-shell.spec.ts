@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { DisplayManager } from '../display/display-manager.js';
+import { ScreenManager } from '../display/screen-manager.js';
 import { portAccepts } from '../process/net.js';
 import { pollUntil } from '../process/wait.js';
 import { scanProcesses } from '../testing/process-scan.js';
@@ -38,7 +38,7 @@ describe('SandboxedShell (bubblewrap, as the computer’s user, on a real displa
   const otherHome = path.join(root, 'homes', 'b');
   const logDir = path.join(root, 'shell-logs');
   const runtimeDir = tempDirPath('lazyboy-workspace-run-');
-  const manager = new DisplayManager({
+  const manager = new ScreenManager({
     computerId: 'workspace-spec',
     homeDir,
     runtimeDir,

@@ -16,7 +16,7 @@ import { PathOutsideHomeError, SandboxUnavailableError, UnknownCommandError } fr
 import { bwrapArguments, DEFAULT_HIDDEN_DIRS, isInside } from './sandbox-args.js';
 
 export interface SandboxedShellOptions {
-  /** The computer's user (`DisplayManager.user`): commands run as it when it is a dedicated one. */
+  /** The computer's user (`ScreenManager.user`): commands run as it when it is a dedicated one. */
   user: DesktopUser;
   /** The computer's home, the only writable place the sandbox has besides its private /tmp. */
   homeDir: string;
@@ -334,7 +334,7 @@ export class SandboxedShell {
         const value = displayEnv[key];
         if (value) env[key] = value;
       }
-      // With the computer's marker, stopping the computer (DisplayManager.stop) also ends running commands.
+      // With the computer's marker, stopping the computer (ScreenManager.stop) also ends running commands.
       // Not the slot's: restarting one screen should not kill the agent's build.
       const runtime = displayEnv[RUNTIME_MARKER];
       if (runtime) env[RUNTIME_MARKER] = runtime;

@@ -8,7 +8,7 @@ export interface ModelClientOptions extends ModelHttpOptions {
   baseUrl: string;
   model: string;
   apiKey?: string;
-  /** Used when a request sets no temperature (the bot's or workspace's setting). */
+  /** Used when a request sets no temperature (the agent's or workspace's setting). */
   temperature?: number;
   /** How messages name the endpoint (ModelEndpoint.label); default its URL. */
   label?: string;
@@ -19,7 +19,7 @@ export function assertApiKey(provider: ModelProvider, baseUrl: string, apiKey: s
   if (apiKey || !requiresApiKey(provider, baseUrl)) return;
   const variable = provider === 'xai' ? 'XAI_API_KEY' : 'OPENAI_API_KEY';
   throw new MissingApiKeyError(
-    `no API key for ${provider} at ${endpointLabel({ baseUrl, ...(label !== undefined ? { label } : {}) })}: set the key in the bot's or workspace's model settings, or ${variable}`,
+    `no API key for ${provider} at ${endpointLabel({ baseUrl, ...(label !== undefined ? { label } : {}) })}: set the key in the agent's or workspace's model settings, or ${variable}`,
     { provider },
   );
 }

@@ -1,4 +1,4 @@
-import type { BotComputerView, ComputerView, ScreenView, TakeoverResponse, ViewerTicketResponse } from '@lazyboy/contracts';
+import type { AgentComputerView, ComputerView, ScreenView, TakeoverResponse, ViewerTicketResponse } from '@lazyboy/contracts';
 import { ApiError } from './api';
 import type { PanelToVnc, VncToPanel } from './vnc-messages';
 
@@ -15,7 +15,7 @@ export type ControlState = 'agent' | 'me' | 'other';
 export type Switching = 'take' | 'release' | null;
 
 export interface ComputerSnapshot {
-  readonly view: BotComputerView | null;
+  readonly view: AgentComputerView | null;
   readonly stage: Stage;
   readonly control: ControlState;
   /** This connection passes the person's keyboard and pointer on (granted by the view proxy). */
@@ -29,23 +29,23 @@ export interface ComputerSnapshot {
   readonly firstFrame: boolean;
 }
 
-/** The requests the session makes: lib/endpoints in the app, fakes in tests. */
+/** The requests the viewer makes: lib/endpoints in the app, fakes in tests. */
 export interface ComputerApi {
-  get(botId: string): Promise<BotComputerView>;
-  boot(botId: string): Promise<BotComputerView>;
-  wake(botId: string): Promise<BotComputerView>;
-  heartbeat(botId: string): Promise<BotComputerView>;
-  viewerTicket(botId: string, mode: 'view' | 'control'): Promise<ViewerTicketResponse>;
-  takeover(botId: string): Promise<TakeoverResponse>;
-  release(botId: string): Promise<TakeoverResponse>;
+  get(agentId: string): Promise<AgentComputerView>;
+  boot(agentId: string): Promise<AgentComputerView>;
+  wake(agentId: string): Promise<AgentComputerView>;
+  heartbeat(agentId: string): Promise<AgentComputerView>;
+  viewerTicket(agentId: string, mode: 'view' | 'control'): Promise<ViewerTicketResponse>;
+  takeover(agentId: string): Promise<TakeoverResponse>;
+  release(agentId: string): Promise<TakeoverResponse>;
   control(connectionId: string, ticket: string): Promise<void>;
   watch(connectionId: string): Promise<void>;
   /** Types text for the person holding the screen (what VNC cannot type: Chinese and the like). */
-  type(botId: string, text: string): Promise<unknown>;
+  type(agentId: string, text: string): Promise<unknown>;
 }
 
-export interface ComputerSessionOptions {
-  botId: string;
+export interface ComputerViewerOptions {
+  agentId: string;
   /** The signed-in person: whether "a person holds control" means them. */
   userId: string;
   api: ComputerApi;
@@ -89,11 +89,11 @@ function isFinal(error: unknown): boolean {
   return error instanceof ApiError && (error.code === 'FORBIDDEN' || error.code === 'NOT_FOUND');
 }
 
-export class ComputerSession {
+export class ComputerViewer {
   private readonly listeners = new Set<() => void>();
   private snapshot: ComputerSnapshot;
 
-  private view: BotComputerView | null = null;
+  private view: AgentComputerView | null = null;
   private powering: 'booting' | 'waking' | null = null;
   private problem: unknown = null;
   private actionError: unknown = null;
@@ -123,7 +123,7 @@ export class ComputerSession {
   private connectTimer: Timer | null = null;
   private heartbeatTimer: ReturnType<typeof setInterval> | null = null;
 
-  constructor(private readonly options: ComputerSessionOptions) {
+  constructor(private readonly options: ComputerViewerOptions) {
     this.snapshot = this.build();
   }
 
@@ -166,10 +166,10 @@ export class ComputerSession {
     this.ensure();
   }
 
-  /** A `computer.updated` realtime event (any computer of the workspace: the session picks its own). */
+  /** A `computer.updated` realtime event (any computer of the workspace: the viewer picks its own). */
   computerUpdated(computer: ComputerView): void {
-    const screen = computer.screens.find((s) => s.botId === this.options.botId) ?? null;
-    const ours = screen !== null || computer.botId === this.options.botId || computer.id === this.view?.computer?.id;
+    const screen = computer.screens.find((s) => s.agentId === this.options.agentId) ?? null;
+    const ours = screen !== null || computer.agentId === this.options.agentId || computer.id === this.view?.computer?.id;
     if (ours && !this.closed) this.applyView({ computer, screen });
   }
 
@@ -221,7 +221,7 @@ export class ComputerSession {
   /** The frame's `type` request: typed through the API while this person drives, then always answered. */
   private async typeForFrame(id: number, text: string): Promise<void> {
     try {
-      if (this.conn?.granted) await this.options.api.type(this.options.botId, text);
+      if (this.conn?.granted) await this.options.api.type(this.options.agentId, text);
     } catch (error) {
       this.actionError = error;
       this.emit();
@@ -259,7 +259,7 @@ export class ComputerSession {
     this.writes += 1;
     this.emit();
     try {
-      const { screen } = await this.options.api.takeover(this.options.botId);
+      const { screen } = await this.options.api.takeover(this.options.agentId);
       if (this.closed) return;
       this.writes += 1;
       this.applyScreen(screen);
@@ -289,7 +289,7 @@ export class ComputerSession {
       if (this.granting) await this.granting.catch(ignore);
       // A connection the proxy no longer knows lets nothing through either: its answer does not matter.
       if (conn) await this.options.api.watch(conn.id).catch(ignore);
-      const { screen } = await this.options.api.release(this.options.botId);
+      const { screen } = await this.options.api.release(this.options.agentId);
       if (this.closed) return;
       this.writes += 1;
       this.applyScreen(screen);
@@ -324,7 +324,7 @@ export class ComputerSession {
   private async refresh(): Promise<void> {
     const token = this.writes;
     try {
-      const view = await this.options.api.get(this.options.botId);
+      const view = await this.options.api.get(this.options.agentId);
       if (this.closed) return;
       if (token === this.writes) this.applyView(view);
       else this.ensure();
@@ -344,7 +344,7 @@ export class ComputerSession {
     this.beating = true;
     const token = this.writes;
     try {
-      const view = await this.options.api.heartbeat(this.options.botId);
+      const view = await this.options.api.heartbeat(this.options.agentId);
       if (!this.closed && token === this.writes) this.applyView(view);
     } catch {
       // The next beat tries again; a computer that really went away shows through the connection.
@@ -357,7 +357,7 @@ export class ComputerSession {
     this.applyView({ computer: this.view?.computer ?? null, screen });
   }
 
-  private applyView(view: BotComputerView): void {
+  private applyView(view: AgentComputerView): void {
     this.view = view;
     if (this.wantTakeover) {
       this.wantTakeover = false;
@@ -398,9 +398,11 @@ export class ComputerSession {
     this.powering = kind;
     this.emit();
     const token = this.writes;
-    let view: BotComputerView;
+    let view: AgentComputerView;
     try {
-      view = await (kind === 'waking' ? this.options.api.wake(this.options.botId) : this.options.api.boot(this.options.botId));
+      view = await (kind === 'waking'
+        ? this.options.api.wake(this.options.agentId)
+        : this.options.api.boot(this.options.agentId));
     } catch (error) {
       this.busy = false;
       this.powering = null;
@@ -435,7 +437,7 @@ export class ComputerSession {
     this.busy = true;
     this.emit();
     try {
-      const ticket = await this.options.api.viewerTicket(this.options.botId, 'view');
+      const ticket = await this.options.api.viewerTicket(this.options.agentId, 'view');
       this.ticket = { value: ticket, at: Date.now() };
     } catch (error) {
       if (this.closed) return;
@@ -555,7 +557,7 @@ export class ComputerSession {
     const wanted = () => !this.closed && this.conn === conn && this.controlState() === 'me' && this.switching !== 'release';
     const attempt = async () => {
       try {
-        const { ticket } = await this.options.api.viewerTicket(this.options.botId, 'control');
+        const { ticket } = await this.options.api.viewerTicket(this.options.agentId, 'control');
         if (!wanted()) return;
         await this.options.api.control(conn.id, ticket);
         if (!wanted()) {

@@ -1,7 +1,7 @@
 'use client';
 
 import { useState } from 'react';
-import type { BotView } from '@lazyboy/contracts';
+import type { AgentView } from '@lazyboy/contracts';
 import { fill } from '../locales';
 import { ApiError } from '../lib/api';
 import { agentStatus, pickStatusRun } from '../lib/agent-status';
@@ -9,7 +9,7 @@ import { blockingParkedRun } from '../lib/blocking-run';
 import { runs as runsApi } from '../lib/endpoints';
 import { errorText } from '../lib/error-text';
 import { useT } from '../lib/i18n';
-import { runsOfSession } from '../lib/runs-store';
+import { runsOfChat } from '../lib/runs-store';
 import { useShell } from '../lib/shell-context';
 import { useChat, type ChatCallbacks } from '../lib/use-chat';
 import { Blobatar } from './blobatar';
@@ -22,25 +22,25 @@ import { ModelMissingNotice } from './model-missing-notice';
 import { PendingQuestion } from './pending-question';
 import { PlanChecklist } from './plan-checklist';
 
-interface ChatViewProps {
-  bot: BotView;
+interface ChatPanelProps {
+  agent: AgentView;
   /** null: a new chat, created by its first message. */
-  sessionId: string | null;
-  createSession: ChatCallbacks['createSession'];
+  chatId: string | null;
+  createChat: ChatCallbacks['createChat'];
   onActivity: ChatCallbacks['onActivity'];
   onOpenComputer(): void;
   onHandBack(): Promise<void>;
   /** The title of another chat of the agent (null when this tab does not know it). */
-  chatTitle(sessionId: string): string | null;
+  chatTitle(chatId: string): string | null;
 }
 
 /** One chat: its messages, what the agent is doing about them, and the composer. */
-export function ChatView({ bot, sessionId, createSession, onActivity, onOpenComputer, onHandBack, chatTitle }: ChatViewProps) {
+export function ChatPanel({ agent, chatId, createChat, onActivity, onOpenComputer, onHandBack, chatTitle }: ChatPanelProps) {
   const t = useT();
   const shell = useShell();
-  const chat = useChat(sessionId, { createSession, onActivity, onRun: shell.applyRunAnswer });
-  const sessionRuns = sessionId ? runsOfSession(shell.runs, sessionId) : [];
-  const run = pickStatusRun(sessionRuns);
+  const chat = useChat(chatId, { createChat, onActivity, onRun: shell.applyRunAnswer });
+  const chatRuns = chatId ? runsOfChat(shell.runs, chatId) : [];
+  const run = pickStatusRun(chatRuns);
   const status = agentStatus(run);
   const plan = run && run.plan.length > 0 ? run.plan : null;
   const [stopping, setStopping] = useState(false);
@@ -53,7 +53,7 @@ export function ChatView({ bot, sessionId, createSession, onActivity, onOpenComp
     setStopping(true);
     setStopError(null);
     // Stop means stop: the active run and whatever of this chat queued behind it.
-    const results = await Promise.allSettled(sessionRuns.map((r) => runsApi.cancel(r.id)));
+    const results = await Promise.allSettled(chatRuns.map((r) => runsApi.cancel(r.id)));
     for (const result of results) {
       if (result.status === 'fulfilled') shell.applyRunAnswer(result.value);
       // CONFLICT: it ended on its own meanwhile, which is what was wanted.
@@ -73,11 +73,11 @@ export function ChatView({ bot, sessionId, createSession, onActivity, onOpenComp
   ].join('|');
 
   return (
-    <div className="chat" data-testid="chat" data-session-id={sessionId ?? undefined}>
+    <div className="chat" data-testid="chat" data-chat-id={chatId ?? undefined}>
       {chat.status === 'error' && chat.error && <ErrorBanner message={chat.error} onRetry={chat.reload} />}
       {stopError && <ErrorBanner message={stopError} />}
       <MessageList
-        bot={bot}
+        agent={agent}
         messages={chat.messages}
         pending={chat.pending}
         hasOlder={chat.nextBefore !== null}
@@ -88,8 +88,8 @@ export function ChatView({ bot, sessionId, createSession, onActivity, onOpenComp
       >
         {empty && (
           <div className="chat-empty" data-testid="chat-empty">
-            <Blobatar seed={bot.avatarSeed} size={88} status={status.kind} />
-            <p>{fill(t.chatEmpty, { name: bot.name })}</p>
+            <Blobatar seed={agent.avatarSeed} size={88} status={status.kind} />
+            <p>{fill(t.chatEmpty, { name: agent.name })}</p>
           </div>
         )}
         {chat.status === 'loading' && <p className="chat-loading">{t.loading}</p>}
@@ -99,21 +99,21 @@ export function ChatView({ bot, sessionId, createSession, onActivity, onOpenComp
         )}
         {blocker ? (
           <BlockingRun
-            agentName={bot.name}
+            agentName={agent.name}
             blocker={blocker}
-            chatTitle={(blocker.sessionId && chatTitle(blocker.sessionId)) || t.anotherChat}
+            chatTitle={(blocker.chatId && chatTitle(blocker.chatId)) || t.anotherChat}
             onDismissed={shell.applyRunAnswer}
           />
         ) : (
           <BusyLine status={status} />
         )}
-        {!run && <ModelMissingNotice bot={bot} />}
+        {!run && <ModelMissingNotice agent={agent} />}
       </MessageList>
       <Composer
         onSend={chat.send}
         onStop={run ? () => void stop() : undefined}
         stopping={stopping || (run?.cancelRequested ?? false)}
-        placeholder={fill(t.composerPlaceholder, { name: bot.name })}
+        placeholder={fill(t.composerPlaceholder, { name: agent.name })}
       />
     </div>
   );

@@ -4,22 +4,22 @@ import { runErrorCodeSchema } from '../run-error-codes.js';
 import { idSchema, isoDateSchema } from './common.js';
 import { runViewSchema } from './runs.js';
 
-export const createSessionRequestSchema = z.strictObject({ title: z.string().trim().max(200).optional() });
-export type CreateSessionRequest = z.infer<typeof createSessionRequestSchema>;
+export const createChatRequestSchema = z.strictObject({ title: z.string().trim().max(200).optional() });
+export type CreateChatRequest = z.infer<typeof createChatRequestSchema>;
 
 /** Renames a chat; an empty title shows the chat by its first message. */
-export const updateSessionRequestSchema = z.strictObject({ title: z.string().trim().max(200) });
-export type UpdateSessionRequest = z.infer<typeof updateSessionRequestSchema>;
+export const updateChatRequestSchema = z.strictObject({ title: z.string().trim().max(200) });
+export type UpdateChatRequest = z.infer<typeof updateChatRequestSchema>;
 
-export const sessionViewSchema = z.object({
+export const chatViewSchema = z.object({
   id: idSchema,
   workspaceId: idSchema,
-  botId: idSchema,
+  agentId: idSchema,
   title: z.string(),
   lastMessageAt: isoDateSchema,
   createdAt: isoDateSchema,
 });
-export type SessionView = z.infer<typeof sessionViewSchema>;
+export type ChatView = z.infer<typeof chatViewSchema>;
 
 export const postMessageRequestSchema = z.strictObject({
   text: z.string().trim().min(1).max(20_000),
@@ -45,14 +45,14 @@ export type MessageNotice = z.infer<typeof messageNoticeSchema>;
 
 export const messageViewSchema = z.object({
   id: idSchema,
-  sessionId: idSchema,
+  chatId: idSchema,
   role: messageRoleSchema,
   text: z.string(),
   /** A progress note the agent sent while it kept working (not its final answer). */
   progress: z.boolean(),
   clientNonce: z.string().nullable(),
   authorUserId: idSchema.nullable(),
-  botId: idSchema.nullable(),
+  agentId: idSchema.nullable(),
   runId: idSchema.nullable(),
   /** Set on the message a run's error or guard ended it with; null on everything people and agents wrote. */
   notice: messageNoticeSchema.nullable(),

@@ -1,13 +1,13 @@
-import { botModelSettingsSchema, type BotModelSettings, type BotView, type ModelReadiness } from '@lazyboy/contracts';
+import { agentModelSettingsSchema, type AgentModelSettings, type AgentView, type ModelReadiness } from '@lazyboy/contracts';
 import { z } from 'zod';
-import type { Bot, Prisma } from '../persistence/generated/client.js';
+import type { Agent, Prisma } from '../persistence/generated/client.js';
 
 // The stored modelSettings JSON may hold more than the API shows (per-kind round limits written by other
 // parts of the service): the view keeps the known keys and drops the rest rather than failing.
-const storedModelSettingsSchema = z.object(botModelSettingsSchema.shape);
-const KNOWN_SETTINGS = new Set(Object.keys(botModelSettingsSchema.shape));
+const storedModelSettingsSchema = z.object(agentModelSettingsSchema.shape);
+const KNOWN_SETTINGS = new Set(Object.keys(agentModelSettingsSchema.shape));
 
-export function modelSettingsOf(stored: unknown): BotModelSettings {
+export function modelSettingsOf(stored: unknown): AgentModelSettings {
   const parsed = storedModelSettingsSchema.safeParse(stored);
   if (parsed.success) return parsed.data;
   // One bad value must not hide the others: keep each known key that is valid on its own.
@@ -18,11 +18,11 @@ export function modelSettingsOf(stored: unknown): BotModelSettings {
       if (storedModelSettingsSchema.safeParse({ [key]: value }).success) settings[key] = value;
     }
   }
-  return settings as BotModelSettings;
+  return settings as AgentModelSettings;
 }
 
 /** Replaces the API-visible settings and keeps whatever else the stored JSON holds. */
-export function mergeModelSettings(stored: unknown, next: BotModelSettings): Prisma.InputJsonObject {
+export function mergeModelSettings(stored: unknown, next: AgentModelSettings): Prisma.InputJsonObject {
   const kept: Record<string, Prisma.InputJsonValue> = {};
   if (stored && typeof stored === 'object' && !Array.isArray(stored)) {
     for (const [key, value] of Object.entries(stored)) if (!KNOWN_SETTINGS.has(key)) kept[key] = value as Prisma.InputJsonValue; // read from a JSON column
@@ -31,7 +31,7 @@ export function mergeModelSettings(stored: unknown, next: BotModelSettings): Pri
 }
 
 /** What of an agent's model settings its viewer may see. */
-export interface BotViewer {
+export interface AgentViewer {
   /** Owners and admins, who may change the settings, see everything. */
   manager: boolean;
   /** The agent's key's last four characters, for a manager. */
@@ -42,21 +42,21 @@ export interface BotViewer {
  * A member sees which provider and model the agent uses, not its base URL: like the workspace's (withheld
  * from members too), it can name a machine on the owner's LAN.
  */
-export function toBotView(bot: Bot, modelReadiness: ModelReadiness, viewer: BotViewer): BotView {
-  const settings = modelSettingsOf(bot.modelSettings);
+export function toAgentView(agent: Agent, modelReadiness: ModelReadiness, viewer: AgentViewer): AgentView {
+  const settings = modelSettingsOf(agent.modelSettings);
   const { baseUrl: _lanAddress, ...shareable } = settings;
   return {
-    id: bot.id,
-    workspaceId: bot.workspaceId,
-    name: bot.name,
-    avatarSeed: bot.avatarSeed,
-    instructions: bot.instructions,
-    computerMode: bot.computerMode,
+    id: agent.id,
+    workspaceId: agent.workspaceId,
+    name: agent.name,
+    avatarSeed: agent.avatarSeed,
+    instructions: agent.instructions,
+    computerMode: agent.computerMode,
     modelSettings: viewer.manager ? settings : shareable,
-    hasModelApiKey: bot.modelApiKeyCipher !== null,
+    hasModelApiKey: agent.modelApiKeyCipher !== null,
     modelApiKeyLast4: viewer.manager ? viewer.keyLast4 : null,
     modelReadiness,
-    createdAt: bot.createdAt.toISOString(),
-    updatedAt: bot.updatedAt.toISOString(),
+    createdAt: agent.createdAt.toISOString(),
+    updatedAt: agent.updatedAt.toISOString(),
   };
 }

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import type { BotView, CreateBotRequest, MembershipRole, UpdateBotRequest } from '@lazyboy/contracts';
+import type { AgentView, CreateAgentRequest, MembershipRole, UpdateAgentRequest } from '@lazyboy/contracts';
 import { randomBytes } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { AuditService, type AuditEntry } from '../audit/audit.service.js';
 import type { Principal } from '../auth/principal.js';
 import { conflict, notFound } from '../common/api-error.js';
-import type { Bot } from '../persistence/generated/client.js';
+import type { Agent } from '../persistence/generated/client.js';
 import { InstanceSettingsService } from '../instance/instance-settings.service.js';
 import { ModelChain, type ModelLinkRow } from '../model/model-chain.js';
 import { ModelKeys } from '../model/model-keys.js';
@@ -18,14 +18,14 @@ import {
 } from '../model/model-settings-rules.js';
 import { WorkspaceModelRepository } from '../model/workspace-model.repository.js';
 import { hasRole, WorkspaceAccess } from '../tenancy/workspace-access.js';
-import { BotsRepository, NAME_TAKEN, type BotChanges } from './bots.repository.js';
-import { mergeModelSettings, modelSettingsOf, toBotView } from './bot-view.js';
+import { AgentsRepository, NAME_TAKEN, type AgentChanges } from './agents.repository.js';
+import { mergeModelSettings, modelSettingsOf, toAgentView } from './agent-view.js';
 
 /** Agents of a workspace: CRUD for the API, each view saying whether the agent has a usable model. */
 @Injectable()
-export class BotsService {
+export class AgentsService {
   constructor(
-    private readonly bots: BotsRepository,
+    private readonly agents: AgentsRepository,
     private readonly access: WorkspaceAccess,
     private readonly instance: InstanceSettingsService,
     private readonly modelKeys: ModelKeys,
@@ -34,19 +34,19 @@ export class BotsService {
     private readonly audit: AuditService,
   ) {}
 
-  async list(principal: Principal, workspaceId: string): Promise<BotView[]> {
+  async list(principal: Principal, workspaceId: string): Promise<AgentView[]> {
     const role = await this.access.require(principal, workspaceId);
-    const bots = await this.bots.listInWorkspace(workspaceId);
-    return this.views(workspaceId, role, bots);
+    const agents = await this.agents.listInWorkspace(workspaceId);
+    return this.views(workspaceId, role, agents);
   }
 
-  async create(principal: Principal, workspaceId: string, request: CreateBotRequest): Promise<BotView> {
+  async create(principal: Principal, workspaceId: string, request: CreateAgentRequest): Promise<AgentView> {
     const role = await this.access.require(principal, workspaceId);
     if (request.modelSettings && Object.keys(request.modelSettings).length > 0) {
       assertMayChangeModelSettings(role);
       assertAllowedBaseUrl(request.modelSettings, await this.instance.modelEndpointPolicy(), 'modelSettings.baseUrl');
     }
-    const created = await this.bots.create({
+    const created = await this.agents.create({
       workspaceId,
       name: request.name,
       avatarSeed: request.avatarSeed ?? randomBytes(8).toString('hex'),
@@ -59,9 +59,9 @@ export class BotsService {
     return this.view(principal, created);
   }
 
-  /** The bot if the principal may see it; 404 NOT_FOUND for foreign and missing ids alike. */
-  async getForPrincipal(principal: Principal, botId: string): Promise<BotView> {
-    return this.view(principal, await this.visibleRow(principal, botId));
+  /** The agent if the principal may see it; 404 NOT_FOUND for foreign and missing ids alike. */
+  async getForPrincipal(principal: Principal, agentId: string): Promise<AgentView> {
+    return this.view(principal, await this.visibleRow(principal, agentId));
   }
 
   /**
@@ -72,9 +72,9 @@ export class BotsService {
    * one drop it: an inherited endpoint is the workspace admin's to change. One audit row per model change,
    * never with the key.
    */
-  async update(principal: Principal, botId: string, request: UpdateBotRequest, ip?: string): Promise<BotView> {
-    const current = await this.visibleRow(principal, botId);
-    const changes: BotChanges = {
+  async update(principal: Principal, agentId: string, request: UpdateAgentRequest, ip?: string): Promise<AgentView> {
+    const current = await this.visibleRow(principal, agentId);
+    const changes: AgentChanges = {
       name: request.name,
       avatarSeed: request.avatarSeed,
       instructions: request.instructions,
@@ -91,7 +91,7 @@ export class BotsService {
       workspaceId: current.workspaceId,
       actorUserId: principal.userId,
       action,
-      targetType: 'bot',
+      targetType: 'agent',
       targetId: current.id,
       details,
       ip,
@@ -101,59 +101,62 @@ export class BotsService {
       assertAllowedBaseUrl(request.modelSettings, await this.instance.modelEndpointPolicy(), 'modelSettings.baseUrl');
       changes.modelSettings = mergeModelSettings(current.modelSettings, request.modelSettings);
       if (!isDeepStrictEqual(stored, request.modelSettings)) {
-        audits.push(entry('bot.model_settings_change', { settings: request.modelSettings, from: stored }));
+        audits.push(entry('agent.model_settings_change', { settings: request.modelSettings, from: stored }));
       }
       const keyInRequest = request.modelApiKey !== undefined;
       if (hasKey && !keyInRequest && (dropsStoredKey(stored, request.modelSettings, false) || !namesEndpoint(next))) {
         changes.modelApiKeyCipher = null;
         hasKey = false;
-        audits.push(entry('bot.model_key_remove', { reason: 'endpoint_changed' }));
+        audits.push(entry('agent.model_key_remove', { reason: 'endpoint_changed' }));
       }
     }
     if (request.modelApiKey === null) {
       changes.modelApiKeyCipher = null;
-      if (hasKey) audits.push(entry('bot.model_key_remove', { reason: 'removed' }));
+      if (hasKey) audits.push(entry('agent.model_key_remove', { reason: 'removed' }));
     } else if (request.modelApiKey !== undefined) {
       changes.modelApiKeyCipher = this.modelKeys.seal(request.modelApiKey);
-      audits.push(entry('bot.model_key_set', { replaced: hasKey }));
+      audits.push(entry('agent.model_key_set', { replaced: hasKey }));
     }
-    const updated = await this.bots.updateVisible(principal, botId, changes);
+    const updated = await this.agents.updateVisible(principal, agentId, changes);
     if (updated === NAME_TAKEN) throw nameTaken(request.name ?? current.name);
-    if (!updated) throw notFound('bot');
+    if (!updated) throw notFound('agent');
     for (const audit of audits) await this.audit.record(audit);
     return this.view(principal, updated);
   }
 
-  async remove(principal: Principal, botId: string): Promise<void> {
-    if (!(await this.bots.deleteVisible(principal, botId))) throw notFound('bot');
+  async remove(principal: Principal, agentId: string): Promise<void> {
+    if (!(await this.agents.deleteVisible(principal, agentId))) throw notFound('agent');
   }
 
-  private async view(principal: Principal, bot: Bot): Promise<BotView> {
-    const role = await this.access.require(principal, bot.workspaceId);
-    return (await this.views(bot.workspaceId, role, [bot]))[0]!;
+  private async view(principal: Principal, agent: Agent): Promise<AgentView> {
+    const role = await this.access.require(principal, agent.workspaceId);
+    return (await this.views(agent.workspaceId, role, [agent]))[0]!;
   }
 
   /**
    * Views of agents of one workspace, as `role` sees them: the workspace's model row is read once for all
    * of them, and only owners and admins (who may change them) see a key's last four characters and a base URL.
    */
-  private async views(workspaceId: string, role: MembershipRole, bots: Bot[]): Promise<BotView[]> {
+  private async views(workspaceId: string, role: MembershipRole, agents: Agent[]): Promise<AgentView[]> {
     const row: ModelLinkRow = (await this.workspaces.modelRow(workspaceId)) ?? { modelSettings: {}, modelApiKeyCipher: null };
-    const readiness = await this.chain.readinessOfBots(
+    const readiness = await this.chain.readinessOfAgents(
       workspaceId,
       this.chain.linkOf(row, false),
-      bots.map((bot) => this.chain.linkOf(bot, false)),
+      agents.map((agent) => this.chain.linkOf(agent, false)),
     );
     const manager = hasRole(role, 'admin');
-    return bots.map((bot, index) =>
-      toBotView(bot, readiness[index]!, { manager, keyLast4: manager ? this.modelKeys.last4(bot.modelApiKeyCipher) : null }),
+    return agents.map((agent, index) =>
+      toAgentView(agent, readiness[index]!, {
+        manager,
+        keyLast4: manager ? this.modelKeys.last4(agent.modelApiKeyCipher) : null,
+      }),
     );
   }
 
-  private async visibleRow(principal: Principal, botId: string): Promise<Bot> {
-    const bot = await this.bots.findVisible(principal, botId);
-    if (!bot) throw notFound('bot');
-    return bot;
+  private async visibleRow(principal: Principal, agentId: string): Promise<Agent> {
+    const agent = await this.agents.findVisible(principal, agentId);
+    if (!agent) throw notFound('agent');
+    return agent;
   }
 }
 

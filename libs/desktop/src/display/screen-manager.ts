@@ -28,12 +28,12 @@ import type { DesktopHealth, ScreenEndpoints, ScreenStatus } from './screen-type
 import { MAX_SCREEN_LIMIT, screenLimitFromEnv } from './screen-limit.js';
 import type { RunAs } from '../process/run-as.js';
 
-export interface DisplayManagerOptions {
+export interface ScreenManagerOptions {
   /** Names the computer's user (`lazyboy-<id>`) and appears in logs. */
   computerId: string;
   /** The computer's home: Chromium profiles, XFCE and dbus state live here. Created 0700 for the desktop user. */
   homeDir: string;
-  /** Cookies, logs, the ready marker. Created 0700 for the desktop user; one DisplayManager per directory. */
+  /** Cookies, logs, the ready marker. Created 0700 for the desktop user; one ScreenManager per directory. */
   runtimeDir: string;
   /** Slot N runs on display :(displayBase + N + 1). Default 0 (slot 0 = :1). */
   displayBase?: number;
@@ -66,7 +66,7 @@ export interface ScreenRequest {
  * Owns the screens of one computer: starts them on demand as plain processes running as the computer's
  * user, suspends and wakes them together, and stops them leaving nothing behind.
  */
-export class DisplayManager {
+export class ScreenManager {
   readonly computerId: string;
   readonly homeDir: string;
   readonly runtimeDir: string;
@@ -89,7 +89,7 @@ export class DisplayManager {
   private stopping = false;
   private lifecycle: Promise<unknown> = Promise.resolve();
 
-  constructor(options: DisplayManagerOptions) {
+  constructor(options: ScreenManagerOptions) {
     this.computerId = options.computerId;
     this.homeDir = path.resolve(options.homeDir);
     this.runtimeDir = path.resolve(options.runtimeDir);

@@ -1,5 +1,5 @@
-import { messageNoticeSchema, type MessageNotice, type MessageView, type SessionView } from '@lazyboy/contracts';
-import type { Message, Session } from '../persistence/generated/client.js';
+import { messageNoticeSchema, type MessageNotice, type MessageView, type ChatView } from '@lazyboy/contracts';
+import type { Message, Chat } from '../persistence/generated/client.js';
 
 /**
  * Message.content: the text of a chat message, whether it was a progress note of a working agent, and for
@@ -26,26 +26,26 @@ export function toMessageView(message: Message): MessageView {
   const content = message.content as Partial<StoredMessageContent> | null;
   return {
     id: message.id,
-    sessionId: message.sessionId,
+    chatId: message.chatId,
     role: message.role,
     text: typeof content?.text === 'string' ? content.text : '',
     progress: content?.progress === true,
     clientNonce: message.clientNonce,
     authorUserId: message.authorUserId,
-    botId: message.botId,
+    agentId: message.agentId,
     runId: message.runId,
     notice: noticeOf(content?.notice),
     createdAt: message.createdAt.toISOString(),
   };
 }
 
-export function toSessionView(session: Session): SessionView {
+export function toChatView(chat: Chat): ChatView {
   return {
-    id: session.id,
-    workspaceId: session.workspaceId,
-    botId: session.botId,
-    title: session.title,
-    lastMessageAt: session.lastMessageAt.toISOString(),
-    createdAt: session.createdAt.toISOString(),
+    id: chat.id,
+    workspaceId: chat.workspaceId,
+    agentId: chat.agentId,
+    title: chat.title,
+    lastMessageAt: chat.lastMessageAt.toISOString(),
+    createdAt: chat.createdAt.toISOString(),
   };
 }

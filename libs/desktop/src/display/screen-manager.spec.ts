@@ -8,7 +8,7 @@ import { scanProcesses, processState, processUid } from '../testing/process-scan
 import { readRfbBanner } from '../testing/rfb.js';
 import { makeWalkableDir, tempDirPath } from '../testing/temp-dirs.js';
 import { startTestSite, type TestSite } from '../testing/test-site.js';
-import { DisplayManager } from './display-manager.js';
+import { ScreenManager } from './screen-manager.js';
 import { xLockFile, xSocketFile } from './display-numbers.js';
 import { ComputerUnavailableError, ProfileInUseError, ScreenBootError, ScreenLimitError } from './errors.js';
 import { sleep } from '../../../../test/support/index.js';
@@ -24,14 +24,14 @@ async function firstPage(browser: Browser) {
   return context.pages()[0] ?? (await context.newPage());
 }
 
-describe('DisplayManager (real Xvfb, xfwm4, Chromium, x11vnc)', () => {
+describe('ScreenManager (real Xvfb, xfwm4, Chromium, x11vnc)', () => {
   const root = tempDirPath('lazyboy-desktop-');
   const runtimeDir = path.join(root, 'run');
   const homeDir = path.join(root, 'home');
   const displayBase = testDisplayBase(SCREENS, 200);
   const displays = Array.from({ length: SCREENS }, (_, slot) => displayBase + slot + 1);
   const logLines: string[] = [];
-  const manager = new DisplayManager({
+  const manager = new ScreenManager({
     computerId: 'desktop-spec',
     homeDir,
     runtimeDir,
@@ -158,7 +158,7 @@ describe('DisplayManager (real Xvfb, xfwm4, Chromium, x11vnc)', () => {
     expect(refused.status).not.toBe(0);
   });
 
-  it('runs three displays at once, each Chromium with its own profile', async () => {
+  it('runs three screens at once, each Chromium with its own profile', async () => {
     const [one, two] = await Promise.all([
       manager.ensureScreen(1, { profileKey: 'alice' }),
       manager.ensureScreen(2, { profileKey: 'bob' }),
@@ -321,7 +321,7 @@ describe('DisplayManager (real Xvfb, xfwm4, Chromium, x11vnc)', () => {
   });
 });
 
-describe('DisplayManager after a worker crash', () => {
+describe('ScreenManager after a worker crash', () => {
   const crashLog: string[] = [];
   const root = tempDirPath('lazyboy-desktop-crash-');
   const options = {
@@ -333,7 +333,7 @@ describe('DisplayManager after a worker crash', () => {
     stopGraceMs: 3_000,
     log: (line: string) => crashLog.push(line),
   };
-  const successor = new DisplayManager(options);
+  const successor = new ScreenManager(options);
 
   beforeAll(() => makeWalkableDir(root));
 
@@ -344,7 +344,7 @@ describe('DisplayManager after a worker crash', () => {
 
   it('clears the desktop an earlier worker left running in the same runtime directory', async () => {
     // The first manager is simply forgotten, as when its worker process dies.
-    const abandoned = new DisplayManager(options);
+    const abandoned = new ScreenManager(options);
     await abandoned.ensureScreen(0);
     const orphans = abandoned.processIds();
     const orphanBrowser = abandoned.health().screens[0]?.processes.find((p) => p.name === 'chromium')?.pid;

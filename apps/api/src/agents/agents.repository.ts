@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { ComputerMode } from '@lazyboy/contracts';
 import type { Principal } from '../auth/principal.js';
-import { Prisma, type Bot } from '../persistence/generated/client.js';
+import { Prisma, type Agent } from '../persistence/generated/client.js';
 import { isUniqueViolation } from '../persistence/prisma-errors.js';
 import { PrismaService } from '../persistence/prisma.service.js';
 import { visibleWorkspaces } from '../tenancy/workspace-scope.js';
 
-export interface NewBot {
+export interface NewAgent {
   workspaceId: string;
   name: string;
   avatarSeed: string;
@@ -16,7 +16,7 @@ export interface NewBot {
   createdById: string;
 }
 
-export interface BotChanges {
+export interface AgentChanges {
   name?: string;
   avatarSeed?: string;
   instructions?: string;
@@ -30,31 +30,31 @@ export interface BotChanges {
 export const NAME_TAKEN = 'name-taken';
 
 @Injectable()
-export class BotsRepository {
+export class AgentsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  listInWorkspace(workspaceId: string): Promise<Bot[]> {
-    return this.prisma.bot.findMany({ where: { workspaceId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+  listInWorkspace(workspaceId: string): Promise<Agent[]> {
+    return this.prisma.agent.findMany({ where: { workspaceId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
   }
 
-  async create(bot: NewBot): Promise<Bot | typeof NAME_TAKEN> {
+  async create(agent: NewAgent): Promise<Agent | typeof NAME_TAKEN> {
     try {
-      return await this.prisma.bot.create({ data: bot });
+      return await this.prisma.agent.create({ data: agent });
     } catch (error) {
       if (isUniqueViolation(error)) return NAME_TAKEN;
       throw error;
     }
   }
 
-  /** The bot when it lives in a workspace the principal may see; null for foreign and missing ids alike. */
-  findVisible(principal: Principal, botId: string): Promise<Bot | null> {
-    return this.prisma.bot.findFirst({ where: { id: botId, workspace: visibleWorkspaces(principal) } });
+  /** The agent when it lives in a workspace the principal may see; null for foreign and missing ids alike. */
+  findVisible(principal: Principal, agentId: string): Promise<Agent | null> {
+    return this.prisma.agent.findFirst({ where: { id: agentId, workspace: visibleWorkspaces(principal) } });
   }
 
-  /** Changes a bot the principal may see; null for foreign and missing ids alike. */
-  async updateVisible(principal: Principal, botId: string, changes: BotChanges): Promise<Bot | null | typeof NAME_TAKEN> {
+  /** Changes an agent the principal may see; null for foreign and missing ids alike. */
+  async updateVisible(principal: Principal, agentId: string, changes: AgentChanges): Promise<Agent | null | typeof NAME_TAKEN> {
     try {
-      return await this.prisma.bot.update({ where: { id: botId, workspace: visibleWorkspaces(principal) }, data: changes });
+      return await this.prisma.agent.update({ where: { id: agentId, workspace: visibleWorkspaces(principal) }, data: changes });
     } catch (error) {
       if (isUniqueViolation(error)) return NAME_TAKEN;
       if (isRecordMissing(error)) return null;
@@ -62,9 +62,9 @@ export class BotsRepository {
     }
   }
 
-  /** Whether a bot the principal may see was deleted (its sessions, runs and memory go with it). */
-  async deleteVisible(principal: Principal, botId: string): Promise<boolean> {
-    const { count } = await this.prisma.bot.deleteMany({ where: { id: botId, workspace: visibleWorkspaces(principal) } });
+  /** Whether an agent the principal may see was deleted (its chats, runs and memory go with it). */
+  async deleteVisible(principal: Principal, agentId: string): Promise<boolean> {
+    const { count } = await this.prisma.agent.deleteMany({ where: { id: agentId, workspace: visibleWorkspaces(principal) } });
     return count > 0;
   }
 }
