@@ -71,8 +71,12 @@ describe('model keys stay with their endpoint', () => {
       expect(res.status).toBe(403);
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe('FORBIDDEN');
     }
+    // A member is not shown the base URL (it can name a machine on the owner's LAN); its owner is.
     const view = await harness.call<AgentView>(bob, 'GET', `/api/agents/${agent.id}`);
-    expect(view).toMatchObject({ modelSettings: { baseUrl: first.url }, hasModelApiKey: true });
+    expect(view).toMatchObject({ modelSettings: { model: 'first-model' }, hasModelApiKey: true });
+    expect(view.modelSettings.baseUrl).toBeUndefined();
+    const owners = await harness.call<AgentView>(alice, 'GET', `/api/agents/${agent.id}`);
+    expect(owners).toMatchObject({ modelSettings: { baseUrl: first.url }, hasModelApiKey: true });
 
     expect(await run()).toMatchObject({ status: 'completed', resultText: 'from the first server' });
     expect(first.requests.map((request) => request.headers['authorization'])).toEqual(['Bearer sk-first']);

@@ -60,10 +60,12 @@ async function bootAndSuspend(up: RunningUp): Promise<SuspendedComputer> {
   if (!worker) throw new Error(`no worker serves computer ${computerId}`);
   const workerEnv = environ(worker);
   const workerPort = Number(workerEnv.get('LAZYBOY_WORKER_PORT'));
-  // As the run's executor would, with the highest fence there is.
+  // As the run's executor would, with the highest execution fence there is, and the binding's fence: a new
+  // computer's first boot binds its worker with fence 1 (a higher one would lock the API itself out).
   const client = new WorkerClient({
     baseUrl: `http://127.0.0.1:${workerPort}`,
     token: workerEnv.get('LAZYBOY_CONTROL_TOKEN') ?? '',
+    bindFence: 1,
   });
   const fence = Number.MAX_SAFE_INTEGER;
   const slot = view!.screen!.slot;
