@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from '@lazyboy/localstack';
+import { codeOf, sourceFiles } from './source-scan.js';
 
 // "The run transition table is the only place statuses change": Run.status is written only by the runs
 // module's repositories, and each write there names its move of RUN_MOVES (apps/api/src/runs/run-transitions.ts),
@@ -14,21 +15,6 @@ const WRITERS = new Set([
   path.join('apps', 'api', 'src', 'runs', 'run-creation.repository.ts'),
 ]);
 const SOURCE_ROOTS = ['apps', 'libs'];
-// testing/: the factories that build rows in any status for a spec.
-const SKIPPED_DIRS = new Set(['node_modules', 'dist', '.next', 'generated', 'testing']);
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(path.join(repoRoot, dir), { withFileTypes: true }).flatMap((entry) => {
-    const relative = path.join(dir, entry.name);
-    if (entry.isDirectory()) return SKIPPED_DIRS.has(entry.name) ? [] : sourceFiles(relative);
-    return /\.tsx?$/.test(entry.name) && !/\.spec\.tsx?$/.test(entry.name) ? [relative] : [];
-  });
-}
-
-/** Code without its comments (a comment may describe a write; only code can make one). */
-function codeOf(text: string): string {
-  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/.*$/gm, '$1');
-}
 
 /** The text of the call whose opening parenthesis is at `open`, up to its closing one. */
 function callArguments(code: string, open: number): string {
@@ -104,7 +90,8 @@ describe('Run.status', () => {
   });
 
   it('is written only by the runs module’s repositories, each write naming its move of RUN_MOVES', () => {
-    const files = SOURCE_ROOTS.flatMap(sourceFiles);
+    // testing/: the factories that build rows in any status for a spec.
+    const files = sourceFiles(SOURCE_ROOTS, { skip: ['testing'] });
     expect(files.length).toBeGreaterThan(100);
     const writes = files.flatMap((file) =>
       runStatusWrites(readFileSync(path.join(repoRoot, file), 'utf8')).map((write) => ({ file, ...write })),

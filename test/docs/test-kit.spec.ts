@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from '@lazyboy/localstack';
+import { codeOf, sourceFiles } from './source-scan.js';
 
 // Suites wait, pause and call the API as a person through one kit (test/support/index.ts). A suite that
 // grows its own poll loop or sleep is where the next flaky timeout hides, with its own interval and its
@@ -9,19 +10,6 @@ import { repoRoot } from '@lazyboy/localstack';
 
 const KIT = path.join('test', 'support');
 const ROOTS = ['apps', 'libs', 'test'];
-const SKIPPED_DIRS = new Set(['node_modules', 'dist', '.next', 'generated']);
-
-/** Spec files anywhere, and every file of test/ (the harnesses), but the kit's own. */
-function suiteFiles(dir: string): string[] {
-  return readdirSync(path.join(repoRoot, dir), { withFileTypes: true }).flatMap((entry) => {
-    const relative = path.join(dir, entry.name);
-    if (entry.isDirectory()) return SKIPPED_DIRS.has(entry.name) || relative === KIT ? [] : suiteFiles(relative);
-    if (!/\.tsx?$/.test(entry.name)) return [];
-    return relative.startsWith(`test${path.sep}`) || /\.spec\.tsx?$/.test(entry.name) ? [relative] : [];
-  });
-}
-
-const codeOf = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/.*$/gm, '$1');
 
 /** What a hand-made wait looks like. */
 export const HAND_MADE_WAITS: { what: string; pattern: RegExp }[] = [
@@ -49,7 +37,11 @@ describe('the test kit', () => {
 
   it('is where every suite and harness gets its waits from', () => {
     // This file's samples are hand-made waits on purpose.
-    const files = ROOTS.flatMap(suiteFiles).filter((file) => file !== path.join('test', 'docs', 'test-kit.spec.ts'));
+    // Spec files anywhere, and every file of test/ (the harnesses), but the kit's own.
+    const files = sourceFiles(ROOTS, {
+      skip: [KIT],
+      keep: (file) => /\.tsx?$/.test(file) && (file.startsWith(`test${path.sep}`) || /\.spec\.tsx?$/.test(file)),
+    }).filter((file) => file !== path.join('test', 'docs', 'test-kit.spec.ts'));
     expect(files.length).toBeGreaterThan(100);
     const offenders = files.flatMap((file) => {
       const code = codeOf(readFileSync(path.join(repoRoot, file), 'utf8'));

@@ -1,8 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { allWorkerRoutes, screenVncPath, slotOfScreenVncPath } from '@lazyboy/contracts';
 import { repoRoot } from '@lazyboy/localstack';
+import { codeOf, sourceFiles } from './source-scan.js';
 
 // The worker's control API is spelled out once, in libs/contracts/src/worker-routes.ts: the worker serves
 // that table and the API's WorkerClient calls through it. A path typed anywhere else is a second copy of
@@ -10,20 +11,6 @@ import { repoRoot } from '@lazyboy/localstack';
 
 const CONTRACT = path.join('libs', 'contracts', 'src', 'worker-routes.ts');
 const SOURCE_ROOTS = ['apps', 'libs'];
-const SKIPPED_DIRS = new Set(['node_modules', 'dist', '.next', 'generated', 'testing']);
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(path.join(repoRoot, dir), { withFileTypes: true }).flatMap((entry) => {
-    const relative = path.join(dir, entry.name);
-    if (entry.isDirectory()) return SKIPPED_DIRS.has(entry.name) ? [] : sourceFiles(relative);
-    return /\.tsx?$/.test(entry.name) && !/\.spec\.tsx?$/.test(entry.name) ? [relative] : [];
-  });
-}
-
-/** Code without its comments (a comment may name a route; only code can call one). */
-function codeOf(text: string): string {
-  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/.*$/gm, '$1');
-}
 
 // /healthz is every process's liveness path (the API's and the web server's too), so it says nothing.
 const workerPaths = allWorkerRoutes()
@@ -42,7 +29,7 @@ describe('the worker protocol', () => {
   });
 
   it('names no worker route outside libs/contracts/src/worker-routes.ts', () => {
-    const files = SOURCE_ROOTS.flatMap(sourceFiles).filter((file) => file !== CONTRACT);
+    const files = sourceFiles(SOURCE_ROOTS, { skip: ['testing'] }).filter((file) => file !== CONTRACT);
     expect(files.length).toBeGreaterThan(100);
     const offenders = files.flatMap((file) =>
       codeOf(readFileSync(path.join(repoRoot, file), 'utf8'))

@@ -148,15 +148,6 @@ export class LocalPoolDriver extends PoolDriver {
     }
   }
 
-  async health(binding: WorkerBinding): Promise<boolean> {
-    try {
-      const screens = await new WorkerClient(binding.endpoint).call(workerRoutes.listScreens, {}, { timeoutMs: 5_000 });
-      return screens.computerId === binding.computerId;
-    } catch {
-      return false;
-    }
-  }
-
   /**
    * A worker whose API went away (its parent is now init) is taken over by this process; one whose parent
    * is alive belongs to another API process on this host (another replica, another test) and is left alone.

@@ -82,7 +82,7 @@ class GatedDriver extends PoolDriver {
   stop(binding: WorkerBinding): Promise<void> {
     return this.inner.stop(binding);
   }
-  health(binding: WorkerBinding): Promise<boolean> {
+  override health(binding: WorkerBinding): Promise<boolean> {
     return this.inner.health(binding);
   }
   adopt(binding: WorkerBinding): boolean {

@@ -1,4 +1,5 @@
-import type { WorkerEndpoint } from './worker-client.js';
+import { workerRoutes } from '@lazyboy/contracts';
+import { WorkerClient, type WorkerEndpoint } from './worker-client.js';
 
 /** What a driver needs to bring one computer up. */
 export interface ComputerSpec {
@@ -57,8 +58,18 @@ export abstract class PoolDriver {
   abstract wake(binding: WorkerBinding): Promise<void>;
   /** Ends the worker and its desktop; the home is kept. Resolves once nothing of it runs any more. */
   abstract stop(binding: WorkerBinding): Promise<void>;
-  /** True when the worker answers its health check (as the computer it is bound to). */
-  abstract health(binding: WorkerBinding): Promise<boolean>;
+  /**
+   * True when the worker answers as the computer it is bound to, with the binding's fence. The same for
+   * every driver (it asks the worker over its control API, wherever the worker runs).
+   */
+  async health(binding: WorkerBinding): Promise<boolean> {
+    try {
+      const screens = await new WorkerClient(binding.endpoint).call(workerRoutes.listScreens, {}, { timeoutMs: 5_000 });
+      return screens.computerId === binding.computerId;
+    } catch {
+      return false;
+    }
+  }
   /**
    * Takes over a worker another API process started (found through the Computer row after a restart):
    * from now on this process stops it when it shuts down, and hears when it goes away. False when this

@@ -84,15 +84,6 @@ export class FakePoolDriver extends PoolDriver {
     await this.host.workers.get(binding.owner)?.stop();
   }
 
-  async health(binding: WorkerBinding): Promise<boolean> {
-    try {
-      const screens = await new WorkerClient(binding.endpoint).call(workerRoutes.listScreens, {}, { timeoutMs: 5_000 });
-      return screens.computerId === binding.computerId;
-    } catch {
-      return false;
-    }
-  }
-
   adopt(binding: WorkerBinding): boolean {
     if (this.owned.get(binding.computerId)?.binding.owner === binding.owner) return true;
     const worker = this.host.workers.get(binding.owner);
