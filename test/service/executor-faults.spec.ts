@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import pg from 'pg';
 import type { MessageView } from '@lazyboy/contracts';
-import { listPids, readEnviron } from '@lazyboy/desktop';
+import { clearComputerLeftovers, listPids, readEnviron } from '@lazyboy/desktop';
 import { findFreePort, repoRoot } from '@lazyboy/localstack';
 import type { ReceivedRequest, Turn } from '@lazyboy/model';
 import { startTestApp, type TestApp } from '../../apps/api/src/testing/test-app.js';
@@ -47,11 +47,16 @@ describe('executor faults', () => {
         // already gone (the case killed it)
       }
     }
-    for (const app of extraApps) await app.close();
-    killWorkersUnder(harness.homes);
-    await db?.end();
-    await harness.stop();
-    await site?.close();
+    try {
+      for (const app of extraApps) await app.close();
+      killWorkersUnder(harness.homes);
+      // The killed workers' desktops run in process groups of their own and go on writing to the homes.
+      await clearComputerLeftovers({ homesDir: harness.homes });
+      await db?.end();
+      await harness.stop();
+    } finally {
+      await site?.close();
+    }
   }, 120_000);
 
   const runRow = async (id: string) =>

@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { NetworkIsland } from '../network/network-island.js';
 
 const PREFIX = 'lbnet';
+/** The host ends of this process's running stand-ins: any other end named after this process was leaked. */
+const live = new Set<string>();
 
 /**
  * "The internet" for tests: a network namespace of its own joined to this one by a veth pair, with a
@@ -38,6 +40,7 @@ export class StandInInternet {
     run(['nsenter', `--net=${island.path}`, 'ip', 'link', 'set', inside, 'up']);
     run(['ip', 'addr', 'add', `${hostAddress}/30`, 'dev', hostInterface]);
     run(['ip', 'link', 'set', hostInterface, 'up']);
+    live.add(hostInterface);
     return new StandInInternet(island, hostInterface, address);
   }
 
@@ -67,6 +70,7 @@ export class StandInInternet {
 
   stop(): void {
     spawnSync('ip', ['link', 'del', this.hostInterface]);
+    live.delete(this.hostInterface);
     this.island.close();
   }
 }
@@ -76,16 +80,25 @@ function run(argv: string[]): void {
   if (result.status !== 0) throw new Error(`${argv.join(' ')} failed: ${result.stderr.trim()}`);
 }
 
-/** Veth ends an earlier, killed test run left in this namespace (their creator's pid is gone). */
+/**
+ * Veth ends left in this namespace by an earlier, killed test run (their creator's pid is gone) or by a
+ * suite of this Jest worker whose teardown failed before stopping its stand-in: left there, it would hold
+ * the name and the subnet, and every later suite of the worker would fail to start one.
+ */
 function clearLeftovers(): void {
   const links = spawnSync('ip', ['-o', 'link', 'show'], { encoding: 'utf8' }).stdout ?? '';
   for (const name of links.matchAll(new RegExp(`^\\d+: (${PREFIX}[il](\\d+))@`, 'gm'))) {
     const pid = Number(name[2]);
-    if (pid === process.pid) continue;
-    try {
-      process.kill(pid, 0);
-    } catch {
-      spawnSync('ip', ['link', 'del', name[1]!]);
-    }
+    if (pid === process.pid ? live.has(name[1]!) : processAlive(pid)) continue;
+    spawnSync('ip', ['link', 'del', name[1]!]);
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
   }
 }
