@@ -163,6 +163,15 @@ describe('invitations in a real browser', () => {
         await dashboard.page.goto('/admin');
         await dashboard.page.getByTestId('admin-signup-policy').selectOption('open');
         await dashboard.page.locator('[data-testid="admin-settings"][data-signup-policy="open"]').waitFor();
+        // A box shows its new state while it is saved (check() fails if a click leaves it as it was), and keeps it.
+        const allowLocal = dashboard.page.getByTestId('admin-allow-local-models');
+        const before = await allowLocal.isChecked();
+        await allowLocal.setChecked(!before);
+        await dashboard.page.reload();
+        expect(await allowLocal.isChecked()).toBe(!before);
+        await allowLocal.setChecked(before);
+        await dashboard.page.reload();
+        expect(await allowLocal.isChecked()).toBe(before);
       } finally {
         await dashboard.context.close();
       }

@@ -25,12 +25,16 @@ export function AdminInstanceSettings() {
   const load = useCallback((signal: AbortSignal) => admin.settings(signal), []);
   const settings = useAdminData<InstanceSettingsView>(load);
   const [busy, setBusy] = useState(false);
+  // The change being saved is shown at once (a controlled box would otherwise spring back until the answer);
+  // a refused one is dropped again, with the reason.
+  const [pending, setPending] = useState<UpdateInstanceSettingsRequest | null>(null);
   const [error, setError] = useState<string | null>(null);
   const policyId = useId();
   const scopeId = useId();
 
   async function update(body: UpdateInstanceSettingsRequest) {
     setBusy(true);
+    setPending(body);
     setError(null);
     try {
       const changed = await admin.updateSettings(body);
@@ -38,11 +42,12 @@ export function AdminInstanceSettings() {
     } catch (failure) {
       setError(errorText(failure, t));
     } finally {
+      setPending(null);
       setBusy(false);
     }
   }
 
-  const view = settings.data;
+  const view = settings.data && pending ? { ...settings.data, ...pending } : settings.data;
   return (
     <AdminSection
       id="settings"
