@@ -3,7 +3,7 @@
 # kube-scheduler, kube-proxy) from Debian bookworm's `kubernetes` source package, and installs what runs
 # them (etcd, containerd, runc, the CNI plugins, mmdebstrap). Debian packages no kubelet or apiserver.
 #
-# The build takes about 12 minutes on 2 cores, so its output is kept outside any checkout, in
+# The build takes 7 to 12 minutes on 2 cores, so its output is kept outside any checkout, in
 # $LAZYBOY_CACHE_DIR/k8s/<sha256 of the source tarball>-reflect2-<version>/bin (default /var/cache/lazyboy): a second run, from
 # any clone, only checks. Prints the binaries' directory on stdout. Runs as root on Debian 12; reads the
 # mirror from the machine's own apt configuration.
@@ -65,7 +65,7 @@ REFLECT2=/usr/share/gocode/src/github.com/modern-go/reflect2
 key=$(sha256sum "$orig" | cut -d' ' -f1)-reflect2-$reflect2_version
 out="$CACHE/$key"
 if [ ! -x "$out/bin/kube-proxy" ]; then
-  log "building ${BINARIES[*]} (about 12 minutes on 2 cores; cached in $out)"
+  log "building ${BINARIES[*]} (7 to 12 minutes on 2 cores; cached in $out)"
   # The keyring of Debian's uploaders is not installed; apt checked the files against the signed Sources index.
   (cd "$work" && dpkg-source --no-check -x kubernetes_*.dsc src >/dev/null 2>&1)
   rm -rf "$work/src/vendor/github.com/modern-go/reflect2"

@@ -17,7 +17,6 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 NODE_DIR=${LAZYBOY_K8S_NODE_DIR:-/var/tmp/lazyboy-k8s-node}
 R=$NODE_DIR/run
-BIN=$(bash "$HERE/../install-k8s-node.sh")
 NODE_NAME=lazyboy-node
 NODE_IP=10.99.0.1
 HOST_IP=10.99.0.254
@@ -32,6 +31,7 @@ if [ -f "$R/pid/holder" ] && kill -0 "$(cat "$R/pid/holder")" 2>/dev/null &&
   exit 0
 fi
 bash "$HERE/node-down.sh" >/dev/null 2>&1 || true
+BIN=$(bash "$HERE/../install-k8s-node.sh")
 
 mkdir -p "$R"/{logs,pid,pki,certs,ov,ctrd,cni/net.d,cni/ipam,kubelet/pki,kubelet/volplugins,etcd}
 t0=$(date +%s.%N)

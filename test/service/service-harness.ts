@@ -57,8 +57,7 @@ export class ServiceHarness {
     await this.app?.close();
     await this.model?.close();
     await this.database?.drop();
-    // A desktop that is still shutting down can write one more file while the tree is removed.
-    rmSync(this.homes, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+    rmSync(this.homes, { recursive: true, force: true });
   }
 
   /** A new user with an agent and a chat. */

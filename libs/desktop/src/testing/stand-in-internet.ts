@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NetworkIsland } from '../network/network-island.js';
+import { processGone } from '../process/proc-table.js';
 
 const PREFIX = 'lbnet';
 /** The host ends of this process's running stand-ins: any other end named after this process was leaked. */
@@ -89,16 +90,7 @@ function clearLeftovers(): void {
   const links = spawnSync('ip', ['-o', 'link', 'show'], { encoding: 'utf8' }).stdout ?? '';
   for (const name of links.matchAll(new RegExp(`^\\d+: (${PREFIX}[il](\\d+))@`, 'gm'))) {
     const pid = Number(name[2]);
-    if (pid === process.pid ? live.has(name[1]!) : processAlive(pid)) continue;
+    if (pid === process.pid ? live.has(name[1]!) : !processGone(pid)) continue;
     spawnSync('ip', ['link', 'del', name[1]!]);
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
