@@ -1,16 +1,30 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { apiEnvSchema, cliEnvSchema, stackEnvSchema, webEnvSchema, workerEnvSchema } from '@lazyboy/contracts';
+import {
+  apiEnvSchema,
+  cliEnvSchema,
+  poolWorkerEnvSchema,
+  stackEnvSchema,
+  webEnvSchema,
+  workerEnvSchema,
+  workerModeEnvSchema,
+} from '@lazyboy/contracts';
 import { repoRoot } from '@lazyboy/localstack';
 
 const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
 
 describe('README', () => {
   it('documents every environment variable the processes read', () => {
-    const names = [apiEnvSchema, cliEnvSchema, stackEnvSchema, webEnvSchema, workerEnvSchema].flatMap((schema) =>
-      Object.keys(schema.shape),
-    );
+    const names = [
+      apiEnvSchema,
+      cliEnvSchema,
+      stackEnvSchema,
+      webEnvSchema,
+      workerEnvSchema,
+      workerModeEnvSchema,
+      poolWorkerEnvSchema,
+    ].flatMap((schema) => Object.keys(schema.shape));
     const undocumented = [...new Set(names)].filter((name) => !readme.includes(`\`${name}\``));
     expect(undocumented).toEqual([]);
   });

@@ -55,4 +55,14 @@ describe('worker control server', () => {
     const unknownAction = await fetch(`${base}/browser/fly`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
     expect(await unknownAction.json()).toMatchObject({ error: { code: 'NOT_FOUND' } });
   });
+
+  it('refuses to be assigned another computer: only a warm pool worker can be', async () => {
+    const res = await fetch(`${base}/pool/assign`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ computerId: 'other', controlToken: 'c'.repeat(40), bindFence: 1, screenLimit: 1 }),
+    });
+    expect(res.status).toBe(409);
+    expect(await res.json()).toMatchObject({ error: { code: 'ALREADY_ASSIGNED', details: { computerId: 'team-1' } } });
+  });
 });

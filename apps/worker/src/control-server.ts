@@ -63,10 +63,23 @@ export class ControlServer {
     const unserved = allWorkerRoutes().filter((r) => r !== workerRoutes.health && !this.router.match(r.method, r.path));
     if (unserved.length > 0) throw new Error(`the worker serves no ${unserved.map((r) => `${r.method} ${r.path}`).join(', ')}`);
     this.vnc = new VncGateway(config.LAZYBOY_COMPUTER_ID, config.LAZYBOY_CONTROL_TOKEN, deps.screens, this.log);
-    this.server = http.createServer((req, res) => void this.dispatch.handle(req, res));
-    this.server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
-      if (!this.vnc.handles(req, socket, head)) socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\n\r\n');
-    });
+    this.server = http.createServer((req, res) => void this.handleRequest(req, res));
+    this.server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => this.handleUpgrade(req, socket, head));
+  }
+
+  /** One control call (what the server runs; a pool worker's server hands calls on once it is assigned). */
+  handleRequest(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    return this.dispatch.handle(req, res);
+  }
+
+  /** A websocket upgrade: the VNC view of a screen, or a 404. */
+  handleUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): void {
+    if (!this.vnc.handles(req, socket, head)) socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\n\r\n');
+  }
+
+  /** Binds the worker with `fence` (as the bind call does): a pool worker's assignment carries the first one. */
+  bindTo(fence: number): number {
+    return this.dispatch.bindFence.bind(fence);
   }
 
   async listen(): Promise<AddressInfo> {
@@ -81,6 +94,7 @@ export class ControlServer {
   async close(): Promise<void> {
     this.vnc.close();
     this.server.closeAllConnections();
+    // A pool worker's control server never listened: closing it then only reports that, which is fine.
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     await this.ctx.browsers.closeAll();
     await this.ctx.workspace.close();

@@ -412,6 +412,26 @@ export const workerEnvSchema = z.object({
 });
 export type WorkerEnv = z.infer<typeof workerEnvSchema>;
 
+/** Which kind of worker a process is: one computer's from the start, or a warm pool worker assigned later. */
+export const workerModeEnvSchema = z.object({
+  LAZYBOY_WORKER_MODE: z
+    .enum(['computer', 'pool'])
+    .default('computer')
+    .describe('computer: serves LAZYBOY_COMPUTER_ID from the start; pool: a warm worker the API assigns later'),
+});
+
+/**
+ * A warm pool worker (a cluster's ready pod): no computer and no control token of its own until the API
+ * assigns it one; the pool token, shared by the pool, opens only that assignment.
+ */
+export const poolWorkerEnvSchema = workerEnvSchema.omit({ LAZYBOY_CONTROL_TOKEN: true, LAZYBOY_COMPUTER_ID: true }).extend({
+  LAZYBOY_POOL_TOKEN: z
+    .string()
+    .min(MIN_EXPOSED_TOKEN_LENGTH)
+    .describe("The pool's shared secret; it opens only the assignment, which hands the worker its own control token"),
+});
+export type PoolWorkerEnv = z.infer<typeof poolWorkerEnvSchema>;
+
 /** The worker's egress policy, from its environment. */
 export function egressPolicyOf(
   env: Pick<WorkerEnv, 'LAZYBOY_EGRESS_PRIVATE_NETWORKS' | 'LAZYBOY_EGRESS_ALLOWED_DOMAINS'>,

@@ -81,6 +81,22 @@ export type BindRequest = z.infer<typeof bindRequestSchema>;
 export const bindResponseSchema = z.object({ computerId: z.string(), bindFence: z.number().int().min(0) });
 export type BindResponse = z.infer<typeof bindResponseSchema>;
 
+/**
+ * A warm pool worker (started with no computer) becomes a computer's: its id, the control token every later
+ * call carries (the pool token opens this route alone), the binding's fence and how many screens it may run.
+ */
+export const assignRequestSchema = z.strictObject({
+  computerId: z
+    .string()
+    .min(1)
+    .max(100)
+    .regex(/^[A-Za-z0-9._-]+$/),
+  controlToken: z.string().min(32).max(512),
+  bindFence: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+  screenLimit: z.number().int().min(1).max(64),
+});
+export type AssignRequest = z.infer<typeof assignRequestSchema>;
+
 // ------------------------------------------------------------------------------------- fences, control
 
 /** Every call that acts on a slot carries the run's execution fence. */
@@ -444,6 +460,8 @@ export const WORKER_ERROR_STATUS = {
   PROFILE_MISMATCH: 409,
   SCREEN_NOT_RUNNING: 409,
   COMPUTER_UNAVAILABLE: 409,
+  ALREADY_ASSIGNED: 409,
+  NOT_ASSIGNED: 409,
   STALE_ELEMENT: 409,
   ELEMENT_NOT_FOUND: 422,
   ELEMENT_NOT_INTERACTABLE: 422,

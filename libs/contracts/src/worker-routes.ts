@@ -3,6 +3,7 @@
 // so no other file names a worker path (test/docs/worker-routes.spec.ts fails if one does).
 import { z } from 'zod';
 import {
+  assignRequestSchema,
   bindRequestSchema,
   bindResponseSchema,
   browserActionNames,
@@ -68,7 +69,8 @@ function post<Request extends z.ZodType, Response extends z.ZodType>(
 /** The worker's liveness answer; the only route that needs no control token. */
 export const workerHealthSchema = z.object({
   status: z.literal('ok'),
-  computerId: z.string(),
+  /** Null for a warm pool worker no computer has been assigned yet. */
+  computerId: z.string().nullable(),
   uptimeSeconds: z.number().int().min(0),
 });
 export type WorkerHealth = z.infer<typeof workerHealthSchema>;
@@ -85,6 +87,8 @@ export const workerRoutes = {
   wake: post('/computer/wake', noBody, computerStateResponseSchema),
   /** The binding's new fence; from then on calls carrying a lower one are refused (STALE_BINDER). */
   bind: post('/computer/bind', bindRequestSchema, bindResponseSchema),
+  /** A warm pool worker becomes a computer's (pool token); a computer's worker answers ALREADY_ASSIGNED. */
+  assign: post('/pool/assign', assignRequestSchema, bindResponseSchema),
   // An agent's tools, fenced by the run's execution lease.
   shellRun: post('/shell/run', shellRunRequestSchema, shellRunResponseSchema),
   shellOutput: post('/shell/output', shellOutputRequestSchema, shellOutputResponseSchema),

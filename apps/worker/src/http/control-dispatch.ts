@@ -1,7 +1,7 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type http from 'node:http';
 import { BIND_FENCE_HEADER, workerRoutes, type WorkerHealth } from '@lazyboy/contracts';
 import { BindFence } from '../fencing/bind-fence.js';
+import { BearerToken } from './bearer-token.js';
 import { WorkerHttpError } from './errors.js';
 import { notFound, type Router, sendJson } from './router.js';
 
@@ -19,15 +19,21 @@ export interface ControlDispatchOptions {
  */
 export class ControlDispatch {
   readonly bindFence = new BindFence();
-  private readonly tokenDigest: Buffer;
+  private readonly token: BearerToken;
   private readonly startedAt = Date.now();
 
   constructor(private readonly options: ControlDispatchOptions) {
-    this.tokenDigest = digest(options.token);
+    this.token = new BearerToken(options.token);
     options.router.serve(workerRoutes.bind, async ({ body }) => ({
       computerId: options.computerId,
       bindFence: this.bindFence.bind(body.bindFence),
     }));
+    // Only a warm pool worker can be assigned (pool/pool-worker.ts answers it there); this one serves a computer.
+    options.router.serve(workerRoutes.assign, async () => {
+      throw new WorkerHttpError('ALREADY_ASSIGNED', `this worker serves computer ${options.computerId}`, {
+        computerId: options.computerId,
+      });
+    });
   }
 
   async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -41,7 +47,7 @@ export class ControlDispatch {
       };
       return sendJson(res, 200, health);
     }
-    if (!this.authorised(req.headers.authorization)) {
+    if (!this.token.admits(req.headers.authorization)) {
       return sendJson(res, 401, { error: { code: 'UNAUTHENTICATED', message: 'a valid control token is required' } });
     }
     try {
@@ -59,14 +65,4 @@ export class ControlDispatch {
       sendJson(res, 500, { error: { code: 'INTERNAL', message: 'the worker failed to handle the call; see its log' } });
     }
   }
-
-  private authorised(header: string | undefined): boolean {
-    const match = /^Bearer (.+)$/.exec(header ?? '');
-    // Compare fixed-length digests so neither the token's content nor its length leaks through timing.
-    return match?.[1] !== undefined && timingSafeEqual(digest(match[1]), this.tokenDigest);
-  }
-}
-
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value).digest();
 }

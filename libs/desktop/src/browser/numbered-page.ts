@@ -4,6 +4,9 @@ import { observeInPage, resolveInPage, type ObservedElement, type ObservedPage }
 
 /** The one navigation wait's bound: a new document that is not parsed by then is observed as it is. */
 const NAVIGATION_TIMEOUT_MS = 15_000;
+/** How long a submitted form may take to start its navigation: the browser plans it as a task of its own. */
+const SUBMIT_PLAN_MS = 1_000;
+
 /** After the document is parsed, how long its `load` (images, styles, late scripts) may still be waited for. */
 const LOAD_GRACE_MS = 3_000;
 /** How long a scroll may take to come to rest (smooth scrolling) before the page is observed anyway. */
@@ -205,7 +208,8 @@ export class NumberedPage {
    * The one navigation wait. Runs an input that may navigate; if it starts a navigation to another
    * document, waits for the new document to be parsed (so the next observation sees the new page, not
    * the old one), then gives its `load` a short grace. The page's own Navigation API says synchronously,
-   * during the input, whether a navigation started, so this does not depend on timing.
+   * during the input, whether a navigation started, and a `submit` event says one is planned, so this
+   * does not depend on timing.
    */
   private async settleNavigation(action: () => Promise<void>): Promise<void> {
     let loaded: () => void = () => undefined;
@@ -215,7 +219,7 @@ export class NumberedPage {
       await this.page.evaluate(armNavigationProbe).catch(() => undefined);
       await action();
       // Throws when the old document is already gone: that, too, means a new one is on its way.
-      const navigating = await this.page.evaluate(readNavigationProbe).catch(() => true);
+      const navigating = await this.page.evaluate(readNavigationProbe, SUBMIT_PLAN_MS).catch(() => true);
       if (!navigating) return;
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([newDocument, new Promise((r) => (timer = setTimeout(r, NAVIGATION_TIMEOUT_MS)))]);
@@ -274,21 +278,45 @@ function scrollAtRest(): Promise<void> | undefined {
   return (window as unknown as ScrollWatch).__lazyboyScrollRest;
 }
 
-/** In the page: notes whether a navigation to another document starts (same-document ones do not count). */
+type NavigationProbe = {
+  __lazyboyNavigating?: boolean;
+  __lazyboySubmit?: SubmitEvent;
+  __lazyboyNavigate?: Promise<boolean>;
+  navigation?: EventTarget;
+};
+
+/**
+ * In the page: notes whether a navigation to another document starts (same-document ones do not count),
+ * and whether a form was submitted: a submission's navigation starts in a task queued after the input,
+ * so right after the key press only the `submit` event says one is coming.
+ */
 function armNavigationProbe(): void {
-  const w = window as unknown as { __lazyboyNavigating?: boolean; navigation?: EventTarget };
+  const w = window as unknown as NavigationProbe;
   w.__lazyboyNavigating = false;
-  w.navigation?.addEventListener(
-    'navigate',
-    (event) => {
-      if (!(event as Event & { destination: { sameDocument: boolean } }).destination.sameDocument) w.__lazyboyNavigating = true;
-    },
-    { once: true },
-  );
+  w.__lazyboySubmit = undefined;
+  w.__lazyboyNavigate = new Promise<boolean>((resolve) => {
+    w.navigation?.addEventListener(
+      'navigate',
+      (event) => {
+        const crossDocument = !(event as Event & { destination: { sameDocument: boolean } }).destination.sameDocument;
+        if (crossDocument) w.__lazyboyNavigating = true;
+        resolve(crossDocument);
+      },
+      { once: true },
+    );
+  });
+  addEventListener('submit', (event) => (w.__lazyboySubmit = event as SubmitEvent), { capture: true, once: true });
 }
 
-function readNavigationProbe(): boolean {
-  return (window as unknown as { __lazyboyNavigating?: boolean }).__lazyboyNavigating === true;
+/** In the page: whether the input started a navigation to another document, or submitted a form that will. */
+async function readNavigationProbe(planMs: number): Promise<boolean> {
+  const w = window as unknown as NavigationProbe;
+  if (w.__lazyboyNavigating === true) return true;
+  const submit = w.__lazyboySubmit;
+  // A cancelled submit (a script handles the form) or a dialog form navigates nowhere.
+  if (!submit || submit.defaultPrevented || (submit.target as HTMLFormElement | null)?.method === 'dialog') return false;
+  const planned = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), planMs));
+  return Promise.race([w.__lazyboyNavigate ?? planned, planned]);
 }
 
 /** A point inside the element where the element itself (or a descendant) is what receives the click. */
