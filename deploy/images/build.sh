@@ -6,8 +6,8 @@
 #
 # Two layers, each cached by what it is made of under $LAZYBOY_CACHE_DIR/images (default /var/cache/lazyboy):
 #   1. Debian bookworm (mmdebstrap, minbase) with the desktop packages of scripts/desktop-packages.sh, the
-#      host's Node.js, and the computer's user (uid 1000). Its key: this script, the package list and the
-#      Node binary. Cold: ~1-3 min; the packages come from the machine's own apt sources and apt cache.
+#      host's Node.js, and the computer's user (uid 1000): desktop-rootfs.sh. Its key: that script, the
+#      package list and the Node binary. Cold: ~1-3 min; the packages come from the machine's own apt sources and apt cache.
 #   2. The app: apps/worker's build and its production dependencies (stage-app.mjs), a few seconds.
 # Run after the project's build, as root on Debian 12.
 set -euo pipefail
@@ -19,13 +19,12 @@ IMAGE=${1:-}
 
 # shellcheck source=../../scripts/apt-packages.sh
 . "$REPO/scripts/apt-packages.sh"
-# shellcheck source=../../scripts/desktop-packages.sh
-. "$REPO/scripts/desktop-packages.sh"
 log() { printf '[images] %s\n' "$*" >&2; }
 
 ensure_packages images mmdebstrap jq || true
 NODE=$(command -v node)
-[ -x "$REPO/apps/worker/dist/main.js" ] || [ -f "$REPO/apps/worker/dist/main.js" ] ||
+export NODE
+[ -f "$REPO/apps/worker/dist/main.js" ] ||
   { log "apps/worker is not built; run the project's build first"; exit 1; }
 mkdir -p "$CACHE/layers"
 # Layers are written under a temporary name and renamed when whole: a build killed half-way leaves no layer
@@ -34,30 +33,12 @@ WORK=$(mktemp -d "${TMPDIR:-/var/tmp}/lazyboy-images.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
 # ---------------------------------------------------------------------------------------- 1. the desktop
-BASE_PACKAGES=("${DESKTOP_PACKAGES[@]}" ca-certificates dbus)
-base_key=$( (cat "$0" "$HERE/oci-layer.sh" "$REPO/scripts/desktop-packages.sh"; sha256sum "$NODE" | cut -d' ' -f1) | sha256sum | cut -c1-16)
+base_key=$( (cat "$HERE/desktop-rootfs.sh" "$HERE/oci-layer.sh" "$REPO/scripts/desktop-packages.sh"; sha256sum "$NODE" | cut -d' ' -f1) | sha256sum | cut -c1-16)
 base=$CACHE/layers/worker-desktop-$base_key.tar.gz
 if [ ! -f "$base" ]; then
-  log "making the desktop layer (Debian bookworm and ${#BASE_PACKAGES[@]} packages)"
+  log "making the desktop layer (Debian bookworm and the desktop packages)"
   started=$(date +%s)
-  # The machine's own apt sources (whatever mirror it is configured for), and its apt cache: packages the
-  # host already downloaded are not fetched again.
-  sources=()
-  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
-    [ -f "$f" ] && sources+=("$f")
-  done
-  [ ${#sources[@]} -gt 0 ] || { log "no apt sources on this machine"; exit 1; }
-  mmdebstrap --variant=minbase --format=directory --quiet \
-    --include="$(IFS=,; echo "${BASE_PACKAGES[*]}")" \
-    --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*' \
-    --dpkgopt='path-exclude=/usr/share/info/*' \
-    --setup-hook='mkdir -p "$1/var/cache/apt/archives"; cp -l /var/cache/apt/archives/*.deb "$1/var/cache/apt/archives/" 2>/dev/null || true' \
-    --customize-hook="cp '$NODE' \"\$1/usr/local/bin/node\"" \
-    --customize-hook='chroot "$1" useradd --uid 1000 --user-group --create-home --shell /bin/bash lazyboy' \
-    --customize-hook='chroot "$1" dbus-uuidgen --ensure=/etc/machine-id' \
-    --customize-hook='mkdir -p "$1/var/lib/lazyboy/home" && chown 1000:1000 "$1/var/lib/lazyboy/home"' \
-    --customize-hook='rm -rf "$1/var/cache/apt/archives"/*.deb "$1/var/lib/apt/lists"/*' \
-    bookworm "$WORK/desktop" "${sources[@]}"
+  bash "$HERE/desktop-rootfs.sh" "$WORK/desktop"
   bash "$HERE/oci-layer.sh" "$WORK/desktop" "$base.partial"
   mv "$base.partial.diffid" "$base.diffid"
   mv "$base.partial" "$base"
@@ -82,7 +63,8 @@ if [ ! -f "$out" ]; then
     "HOME=/home/lazyboy",
     "LANG=C.UTF-8",
     "LAZYBOY_WORKER_HOST=0.0.0.0",
-    "LAZYBOY_COMPUTER_HOME=/var/lib/lazyboy/home"
+    "LAZYBOY_COMPUTER_HOME=/var/lib/lazyboy/computer/home",
+    "LAZYBOY_SHELL_BOUNDARY=container"
   ],
   "Cmd": ["/usr/local/bin/node", "/opt/lazyboy/apps/worker/dist/main.js"],
   "User": "1000:1000",
@@ -93,7 +75,9 @@ if [ ! -f "$out" ]; then
 JSON
   bash "$HERE/oci-image.sh" "$out.partial" "$ref" "$WORK/config.json" "$base" "$WORK/app.tar.gz" 2>/dev/null
   mv "$out.partial" "$out"
-  # Older archives of the worker are of no use once a newer one exists; their base layer stays cached.
+  # Older archives and desktop layers are of no use once newer ones exist (an hour's grace for a build
+  # that is still loading one).
   find "$CACHE" -maxdepth 1 -name 'worker-*.oci.tar' ! -name "worker-$tag.oci.tar" -mmin +60 -delete
+  find "$CACHE/layers" -maxdepth 1 -name 'worker-desktop-*' ! -name "worker-desktop-$base_key.*" -mmin +60 -delete
 fi
 echo "$out $ref"

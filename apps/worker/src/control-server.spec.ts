@@ -25,6 +25,7 @@ describe('worker control server', () => {
       LAZYBOY_DESKTOP_SESSION: 'window-manager',
       LAZYBOY_EGRESS_PRIVATE_NETWORKS: 'deny',
       LAZYBOY_EGRESS_ALLOWED_DOMAINS: null,
+      LAZYBOY_SHELL_BOUNDARY: 'bubblewrap',
     },
     { screens },
   );

@@ -54,7 +54,7 @@ export class ControlServer {
       profileLocks: new ProfileLocks(),
       browsers: new BrowserSessions(),
       screenshots: new ScreenshotTracker(),
-      workspace: new Workspace(deps.screens),
+      workspace: new Workspace(deps.screens, { shellBoundary: config.LAZYBOY_SHELL_BOUNDARY }),
     };
     addScreenRoutes(this.router, this.ctx);
     addBrowserRoutes(this.router, this.ctx);

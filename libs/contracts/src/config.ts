@@ -409,6 +409,12 @@ export const workerEnvSchema = z.object({
     .describe("The computer's home directory, kept across stops (default ./data/homes/<computer id>)"),
   LAZYBOY_EGRESS_PRIVATE_NETWORKS: privateNetworksEnv,
   LAZYBOY_EGRESS_ALLOWED_DOMAINS: allowedDomainsEnv,
+  LAZYBOY_SHELL_BOUNDARY: z
+    .enum(['bubblewrap', 'container'])
+    .default('bubblewrap')
+    .describe(
+      "bubblewrap: each shell command in a sandbox of its own; container: the worker's container (a pod holding this computer alone) is the boundary",
+    ),
 });
 export type WorkerEnv = z.infer<typeof workerEnvSchema>;
 

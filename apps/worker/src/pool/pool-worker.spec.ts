@@ -21,6 +21,7 @@ describe('a warm pool worker', () => {
       LAZYBOY_DESKTOP_SESSION: 'window-manager',
       LAZYBOY_EGRESS_PRIVATE_NETWORKS: 'deny',
       LAZYBOY_EGRESS_ALLOWED_DOMAINS: null,
+      LAZYBOY_SHELL_BOUNDARY: 'bubblewrap',
     },
     {
       log: () => undefined,

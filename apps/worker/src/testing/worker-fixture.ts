@@ -44,6 +44,7 @@ export class WorkerFixture {
         LAZYBOY_DESKTOP_SESSION: 'window-manager',
         LAZYBOY_EGRESS_PRIVATE_NETWORKS: 'deny',
         LAZYBOY_EGRESS_ALLOWED_DOMAINS: null,
+        LAZYBOY_SHELL_BOUNDARY: 'bubblewrap',
       },
       { screens: this.screens, log: () => undefined },
     );

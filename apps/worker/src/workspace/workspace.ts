@@ -37,7 +37,10 @@ export class Workspace {
   private homeFiles: HomeFiles | undefined;
   private readonly recorders = new Map<number, SkillRecorder>();
 
-  constructor(private readonly screens: ScreenManager) {
+  constructor(
+    private readonly screens: ScreenManager,
+    private readonly options: { shellBoundary?: 'bubblewrap' | 'container' } = {},
+  ) {
     this.observer = new NativeObserver(screens);
     this.actor = new NativeActor(screens, this.observer);
   }
@@ -59,6 +62,7 @@ export class Workspace {
         displayRunAs: () => screens.clientRunAs(slot),
         // The worker's data directory holds the other computers' homes.
         hiddenDirs: [path.dirname(screens.homeDir), this.logRoot],
+        boundary: this.options.shellBoundary ?? 'bubblewrap',
       });
       this.shells.set(slot, shell);
     }

@@ -217,3 +217,40 @@ describe('SandboxedShell (bubblewrap, as the computer’s user, on a real displa
     expect(result.outputTail).toContain('answered 0');
   }, 60_000);
 });
+
+describe('SandboxedShell in a container (the pod is the boundary)', () => {
+  const root = tempDirPath('lazyboy-contained-').replace(/^\/tmp\//, '/var/tmp/');
+  const homeDir = path.join(root, 'home');
+  const logDir = path.join(root, 'shell-logs');
+  const user = { name: 'lazyboy', uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0, dedicated: false };
+  const shell = new SandboxedShell({ user, homeDir, logDir, boundary: 'container', killGraceMs: 500 });
+
+  beforeAll(() => mkdirSync(homeDir, { recursive: true }));
+  afterAll(async () => {
+    await shell.stopAll();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('runs bash directly in the home, with none of the worker’s environment', async () => {
+    process.env['LAZYBOY_PLANTED_SECRET'] = 'planted-secret-4711';
+    try {
+      const result = await shell.run('pwd; env; exit 4');
+      expect(result.exitCode).toBe(4);
+      expect(result.outputTail.split('\n')[0]).toBe(homeDir);
+      expect(result.outputTail).toContain(`HOME=${homeDir}`);
+      expect(result.outputTail).not.toContain('planted-secret-4711');
+      expect((await shell.run('pwd', { cwd: 'sub/..' })).outputTail).toBe(`${homeDir}\n`);
+    } finally {
+      delete process.env['LAZYBOY_PLANTED_SECRET'];
+    }
+  });
+
+  it('kills the command and what it started in its group at the deadline', async () => {
+    const marker = `${Math.floor(Math.random() * 1e6) + 1000}.75`;
+    const command = shell.start(`sleep ${marker} & echo up; wait`, { timeoutMs: 1_000 });
+    await outputUntil(shell, command, 'up');
+    expect(await pollUntil(() => sleeping(marker).length === 1, 1_500)).toBe(true);
+    expect((await command.result).timedOut).toBe(true);
+    expect(await pollUntil(() => sleeping(marker).length === 0, 5_000)).toBe(true);
+  });
+});

@@ -48,6 +48,13 @@ export interface SandboxedShellOptions {
   /** Finished commands remembered for `newOutput`. Default 200. */
   keepCommands?: number;
   bwrapPath?: string;
+  /**
+   * What keeps a command inside the computer. `bubblewrap` (the default): a sandbox of its own that sees only
+   * the home and a private /tmp. `container`: the worker runs in a container (a cluster's pod) that holds this
+   * computer alone, where no user namespace can be made; the container is then the boundary and the command
+   * runs directly, as the worker's user, in its own process group, with a clean environment.
+   */
+  boundary?: 'bubblewrap' | 'container';
 }
 
 export interface ShellRunOptions {
@@ -190,46 +197,56 @@ export class SandboxedShell {
   ): CommandEntry {
     const { user } = this.options;
     const display = this.currentDisplay();
-    const island = display ? this.currentIsland() : undefined;
-    const args = bwrapArguments(
-      {
-        homeDir: this.homeDir,
-        cwd,
-        hiddenDirs: [
-          ...DEFAULT_HIDDEN_DIRS,
-          path.dirname(this.homeDir),
-          // The computer's runtime directory (other screens' cookies, the desktop's logs); the cookie is bound back.
-          ...(display?.env[RUNTIME_MARKER] ? [display.env[RUNTIME_MARKER]] : []),
-          ...(this.options.hiddenDirs ?? []),
-        ].filter((dir) => existsSync(dir)),
-        xSocket: display?.xSocket,
-        xauthority: display?.xauthority,
-        a11ySocket: display?.a11ySocket,
-        privateDirs: [PRIVATE_HOME_DIR],
-        shareNetwork: island !== undefined,
-      },
-      command,
-    );
-    // Two more leading options: bwrap reports on fd 3 when the command really started (and how it ended),
-    // which tells a sandbox that could not be built apart from a command that failed.
-    args.unshift('--json-status-fd', '3');
+    const contained = this.options.boundary === 'container';
+    const island = display && !contained ? this.currentIsland() : undefined;
     const started = Date.now();
     const log = openSync(logFile, 'a', 0o600);
     let child: ChildProcess;
-    const launch = launchSpec(
-      this.options.bwrapPath ?? 'bwrap',
-      args,
-      island ?? (user.dedicated ? { uid: user.uid, gid: user.gid } : undefined),
-    );
     try {
-      child = spawn(launch.command, launch.args, {
-        cwd: '/',
-        env: { ...this.sandboxEnv(display?.env), ...(island ? proxyEnv(EGRESS_PROXY_URL) : {}) },
-        detached: true,
-        stdio: ['ignore', log, log, 'pipe'],
-        uid: launch.uid,
-        gid: launch.gid,
-      });
+      if (contained) {
+        child = spawn('/bin/bash', ['-c', command], {
+          cwd,
+          env: this.sandboxEnv(display?.env),
+          detached: true,
+          stdio: ['ignore', log, log],
+        });
+      } else {
+        const args = bwrapArguments(
+          {
+            homeDir: this.homeDir,
+            cwd,
+            hiddenDirs: [
+              ...DEFAULT_HIDDEN_DIRS,
+              path.dirname(this.homeDir),
+              // The computer's runtime directory (other screens' cookies, the desktop's logs); the cookie is bound back.
+              ...(display?.env[RUNTIME_MARKER] ? [display.env[RUNTIME_MARKER]] : []),
+              ...(this.options.hiddenDirs ?? []),
+            ].filter((dir) => existsSync(dir)),
+            xSocket: display?.xSocket,
+            xauthority: display?.xauthority,
+            a11ySocket: display?.a11ySocket,
+            privateDirs: [PRIVATE_HOME_DIR],
+            shareNetwork: island !== undefined,
+          },
+          command,
+        );
+        // Two more leading options: bwrap reports on fd 3 when the command really started (and how it ended),
+        // which tells a sandbox that could not be built apart from a command that failed.
+        args.unshift('--json-status-fd', '3');
+        const launch = launchSpec(
+          this.options.bwrapPath ?? 'bwrap',
+          args,
+          island ?? (user.dedicated ? { uid: user.uid, gid: user.gid } : undefined),
+        );
+        child = spawn(launch.command, launch.args, {
+          cwd: '/',
+          env: { ...this.sandboxEnv(display?.env), ...(island ? proxyEnv(EGRESS_PROXY_URL) : {}) },
+          detached: true,
+          stdio: ['ignore', log, log, 'pipe'],
+          uid: launch.uid,
+          gid: launch.gid,
+        });
+      }
     } finally {
       closeSync(log);
     }
@@ -250,7 +267,8 @@ export class SandboxedShell {
       if (!running || ended || pid === undefined) return;
       ended = why;
       // The outer bwrap leads the group; when it dies, --die-with-parent kills the sandbox's init and with
-      // it the whole pid namespace, so nothing the command forked survives.
+      // it the whole pid namespace, so nothing the command forked survives. In a container bash leads it
+      // (a process that left the group lives on until the computer stops: the container ends it then).
       signalGroup(pid, 'SIGTERM');
       killTimer = setTimeout(() => signalGroup(pid, 'SIGKILL'), this.options.killGraceMs ?? 2_000);
     };
@@ -264,7 +282,7 @@ export class SandboxedShell {
         clearTimeout(deadline);
         running = false;
         signal?.removeEventListener('abort', onAbort);
-        reject(new SandboxUnavailableError(`cannot start bubblewrap: ${error.message}`));
+        reject(new SandboxUnavailableError(`cannot start ${contained ? 'bash' : 'bubblewrap'}: ${error.message}`));
       });
       child.once('exit', (code, exitSignal) => {
         clearTimeout(deadline);
@@ -275,7 +293,7 @@ export class SandboxedShell {
           statusPipe?.destroy();
           if (killTimer) clearTimeout(killTimer);
           running = false;
-          if (!status.includes('"child-pid"') && ended === undefined) {
+          if (!contained && !status.includes('"child-pid"') && ended === undefined) {
             reject(new SandboxUnavailableError(`bubblewrap could not build the sandbox: ${logTailText(logFile, 2_000).trim()}`));
             return;
           }
