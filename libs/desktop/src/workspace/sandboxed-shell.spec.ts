@@ -225,7 +225,9 @@ describe('SandboxedShell in a container (the pod is the boundary)', () => {
   const user = { name: 'lazyboy', uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0, dedicated: false };
   const shell = new SandboxedShell({ user, homeDir, logDir, boundary: 'container', killGraceMs: 500 });
 
-  beforeAll(() => mkdirSync(homeDir, { recursive: true }));
+  beforeAll(() => {
+    mkdirSync(homeDir, { recursive: true });
+  });
   afterAll(async () => {
     await shell.stopAll();
     rmSync(root, { recursive: true, force: true });
