@@ -15,7 +15,7 @@ stop() {
   rm -f "$file"
 }
 # The kubelet first, so that it restarts nothing; then every container it left.
-for name in kube-proxy kubelet; do stop "$name"; done
+for name in local-path kube-proxy kubelet; do stop "$name"; done
 H=$(cat "$R/pid/holder" 2>/dev/null)
 if [ -n "$H" ] && kill -0 "$H" 2>/dev/null; then
   CTR=(nsenter -t "$H" -n -m -- ctr --address "$R/ctrd/containerd.sock" -n k8s.io)
@@ -32,6 +32,6 @@ for name in containerd scheduler kcm apiserver etcd holder; do stop "$name"; don
 ip link del lbk8s0 2>/dev/null
 sleep 0.3
 for d in $(find /sys/fs/cgroup/*/k8s.io -depth -type d 2>/dev/null); do rmdir "$d" 2>/dev/null; done
-rm -rf "$R/ns.ready" "$R/etcd" "$R/ctrd/state" "$R/kubelet/pods"
+rm -rf "$R/ns.ready" "$R/etcd" "$R/ctrd/state" "$R/kubelet/pods" "$R/volumes"
 leftover=$(ls -d /sys/fs/cgroup/*/k8s.io 2>/dev/null | wc -l)
 echo "[k8s-node] down; leftover cgroups: $leftover" >&2

@@ -123,7 +123,7 @@ until curl -skf -H "Authorization: Bearer $(cat "$R/pki/admin.token")" "https://
 step "API server ready"
 start kcm "$BIN/kube-controller-manager" --kubeconfig="$R/admin.kubeconfig" --secure-port=0 --port=0 --leader-elect=false \
   --service-account-private-key-file="$R/pki/sa.key" --root-ca-file="$R/pki/ca.crt" \
-  --controllers='*,-nodeipam,-cloud-node-lifecycle,-route,-service,-attachdetach,-persistentvolume-binder,-persistentvolume-expander,-bootstrapsigner,-tokencleaner,-csrsigning,-csrapproving,-csrcleaner'
+  --controllers='*,-nodeipam,-cloud-node-lifecycle,-route,-service,-attachdetach,-persistentvolume-expander,-bootstrapsigner,-tokencleaner,-csrsigning,-csrapproving,-csrcleaner'
 start scheduler "$BIN/kube-scheduler" --kubeconfig="$R/admin.kubeconfig" --leader-elect=false --secure-port=0 --port=0
 
 # --- containerd (the CRI) and the CNI bridge
@@ -157,5 +157,12 @@ until api "/api/v1/nodes/$NODE_NAME" 2>/dev/null | jq -e '.status.conditions[]? 
   sleep 0.3
 done
 until api /api/v1/namespaces/default/serviceaccounts/default >/dev/null 2>&1; do sleep 0.2; done
+# Storage as on a k3s home server: the `local-path` class, its volumes made by local-path-provisioner.sh.
+setsid bash "$HERE/local-path-provisioner.sh" "$R" >"$R/logs/local-path.log" 2>&1 </dev/null &
+echo $! >"$R/pid/local-path"
+curl -skf -X POST -H "Authorization: Bearer $(cat "$R/pki/admin.token")" -H 'content-type: application/json' \
+  "https://$NODE_IP:6443/apis/storage.k8s.io/v1/storageclasses" -d '{"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+  "metadata": {"name": "local-path", "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}},
+  "provisioner": "lazyboy.test/local-path", "reclaimPolicy": "Retain", "volumeBindingMode": "Immediate"}' >/dev/null
 step "node $NODE_NAME Ready"
 echo "$KUBECONFIG_FILE"

@@ -203,6 +203,66 @@ export const mailEnvSchema = z.object(mailEnvShape).superRefine(checkMailEnv);
 
 const seconds = (fallback: number, min = 1) => z.coerce.number().int().min(min).max(31_536_000).default(fallback);
 
+/** The `kubernetes` pool driver's settings (the chart sets them); unused by the local driver. */
+const kubernetesEnvShape = {
+  LAZYBOY_K8S_NAMESPACE: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/)
+    .default('default')
+    .describe('Kubernetes: the namespace of the worker pods, their volumes and Leases'),
+  LAZYBOY_K8S_WORKER_IMAGE: z.string().min(1).optional().describe('Kubernetes: the worker image (deploy/images/build.sh worker)'),
+  LAZYBOY_K8S_IMAGE_PULL_POLICY: z
+    .enum(['Always', 'IfNotPresent', 'Never'])
+    .default('IfNotPresent')
+    .describe("Kubernetes: the worker pods' imagePullPolicy (Never for images loaded into the nodes)"),
+  LAZYBOY_K8S_WARM_PODS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(50)
+    .default(1)
+    .describe('Kubernetes: how many ready worker pods wait unassigned, for computers without a home yet'),
+  LAZYBOY_K8S_HOME_SIZE: z
+    .string()
+    .regex(/^\d+(Mi|Gi|Ti)$/)
+    .default('10Gi')
+    .describe("Kubernetes: the size of each computer's home volume (a PersistentVolumeClaim)"),
+  LAZYBOY_K8S_STORAGE_CLASS: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("Kubernetes: the StorageClass of the home volumes (default: the cluster's default class)"),
+  LAZYBOY_K8S_REPLICA_ID: z
+    .string()
+    .min(1)
+    .max(128)
+    .optional()
+    .describe("Kubernetes: this API replica's name as a Lease holder (the chart passes the pod's name; default the host name)"),
+  LAZYBOY_K8S_POOL_SECRET: z
+    .string()
+    .min(1)
+    .default('lazyboy-pool')
+    .describe('Kubernetes: the Secret whose `pool-token` key the warm worker pods get as LAZYBOY_POOL_TOKEN'),
+  LAZYBOY_POOL_TOKEN: z
+    .string()
+    .min(MIN_EXPOSED_TOKEN_LENGTH)
+    .optional()
+    .describe("Kubernetes: the pool's shared token (the same Secret's), which assigns a warm worker pod to a computer"),
+  LAZYBOY_COMPUTER_CPUS: z.coerce
+    .number()
+    .positive()
+    .max(64)
+    .default(2)
+    .describe("Kubernetes: a computer's CPU limit (its request is a quarter of it)"),
+  LAZYBOY_COMPUTER_MEMORY_MB: z.coerce
+    .number()
+    .int()
+    .min(512)
+    .max(262_144)
+    .default(4096)
+    .describe("Kubernetes: a computer's memory limit in MiB (its request is half of it)"),
+};
+
 export const apiEnvSchema = z
   .object({
     DATABASE_URL: z.string().url().describe('Postgres connection URL (the local stack sets it)'),
@@ -354,9 +414,16 @@ export const apiEnvSchema = z
     LAZYBOY_EGRESS_PRIVATE_NETWORKS: privateNetworksEnv,
     LAZYBOY_EGRESS_ALLOWED_DOMAINS: allowedDomainsEnv,
     ...mailEnvShape,
+    ...kubernetesEnvShape,
   })
   .superRefine((env, ctx) => {
     checkMailEnv(env, ctx);
+    if (env.LAZYBOY_POOL_DRIVER === 'kubernetes') {
+      for (const name of ['LAZYBOY_K8S_WORKER_IMAGE', 'LAZYBOY_POOL_TOKEN'] as const) {
+        if (!env[name])
+          ctx.addIssue({ code: 'custom', path: [name], message: 'is required with LAZYBOY_POOL_DRIVER=kubernetes' });
+      }
+    }
     if (env.LAZYBOY_ACCOUNT_COOLDOWN_MAX_SECONDS < env.LAZYBOY_ACCOUNT_COOLDOWN_SECONDS) {
       ctx.addIssue({
         code: 'custom',

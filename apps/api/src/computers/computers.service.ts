@@ -233,6 +233,7 @@ export class ComputersService {
       binding = await this.driver.provision({
         computerId,
         homeKey: claimed.homeKey,
+        workspaceId: claimed.workspaceId,
         screenLimit: this.screenLimit,
         bindFence: fence,
       });
@@ -281,7 +282,7 @@ export class ComputersService {
       const fence = await this.repo.takeOverBinding(computer.id, computer.bindFence, new Date(), this.leaseExpiry());
       if (fence === null) return; // another replica won
       let reason: string;
-      if (this.driver.adopt(binding)) {
+      if (await this.driver.adopt(binding)) {
         try {
           const bound = await this.driver.bind(binding, fence);
           this.held.set(computer.id, { fence, binding: bound });
@@ -454,7 +455,7 @@ export class ComputersService {
   async forget(computer: ComputerWithScreens, reason: string): Promise<void> {
     this.logger.warn(`computer ${computer.id}: ${reason}; marking it stopped`);
     const binding = this.bindingOf(computer);
-    if (binding && this.driver.adopt(binding)) await this.driver.stop(binding).catch(() => undefined);
+    if (binding && (await this.driver.adopt(binding))) await this.driver.stop(binding).catch(() => undefined);
     this.dropHeld(computer.id, computer.bindFence);
     // Only the binding we looked at: a computer rebooted meanwhile keeps its new worker.
     await this.repo.markStopped(computer.id, null, { state: computer.state, bindFence: computer.bindFence });

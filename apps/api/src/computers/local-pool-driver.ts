@@ -152,7 +152,7 @@ export class LocalPoolDriver extends PoolDriver {
    * A worker whose API went away (its parent is now init) is taken over by this process; one whose parent
    * is alive belongs to another API process on this host (another replica, another test) and is left alone.
    */
-  adopt(binding: WorkerBinding): boolean {
+  async adopt(binding: WorkerBinding): Promise<boolean> {
     if (this.workers.has(binding.computerId)) return true;
     const pid = this.pidOf(binding);
     if (pid === undefined || !this.isWorkerProcess(pid)) return false;

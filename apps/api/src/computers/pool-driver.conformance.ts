@@ -18,11 +18,16 @@ export interface PoolDriverHarness {
   /** A new driver, one API replica's. Drivers of one harness share a host: one may adopt another's workers. */
   makeDriver(): PoolDriver;
   /** The API process of `driver` dies: its workers keep running, owned by nobody, until another adopts them. */
-  crash(driver: PoolDriver): void;
+  crash(driver: PoolDriver): void | Promise<void>;
   /** Kills the worker serving `binding` at once (a crash, an evicted pod). */
   kill(binding: WorkerBinding): Promise<void>;
   /** Whether anything of the worker serving `binding` still runs. */
-  running(binding: WorkerBinding): boolean;
+  running(binding: WorkerBinding): boolean | Promise<boolean>;
+  /**
+   * The driver's workers outlive its API process (pods): `shutdown()` stops none of them, and the suite
+   * stops each computer itself. Otherwise shutdown stops the workers the process holds.
+   */
+  workersOutliveApi?: boolean;
 }
 
 class RecordingPublisher extends RealtimePublisher {
@@ -85,7 +90,7 @@ class GatedDriver extends PoolDriver {
   override health(binding: WorkerBinding): Promise<boolean> {
     return this.inner.health(binding);
   }
-  adopt(binding: WorkerBinding): boolean {
+  adopt(binding: WorkerBinding): Promise<boolean> {
     return this.inner.adopt(binding);
   }
   release(binding: WorkerBinding): void {
@@ -167,7 +172,8 @@ export function describePoolDriverConformance(name: string, harness: PoolDriverH
         service.detach();
         await driver.shutdown();
       }
-      const left = bindings.filter((b) => harness.running(b)).map((b) => b.owner);
+      const left: string[] = [];
+      for (const b of bindings) if (await harness.running(b)) left.push(b.owner);
       await prisma.$disconnect();
       redis.client.disconnect();
       expect(left).toEqual([]);
@@ -207,7 +213,7 @@ export function describePoolDriverConformance(name: string, harness: PoolDriverH
 
       await driver.stop(rebound);
       expect(await driver.health(rebound)).toBe(false);
-      expect(harness.running(binding)).toBe(false);
+      expect(await harness.running(binding)).toBe(false);
     }, 90_000);
 
     it('boots once for two replicas asking at the same time', async () => {
@@ -220,7 +226,7 @@ export function describePoolDriverConformance(name: string, harness: PoolDriverH
       expect(rb.binding.owner).toBe(ra.binding.owner);
       expect(rb.binding.bindFence).toBe(ra.binding.bindFence);
       await a.service.stop(computer.id);
-      expect(harness.running(ra.binding)).toBe(false);
+      expect(await harness.running(ra.binding)).toBe(false);
     }, 90_000);
 
     it('lets exactly one of two racing binders finish a boot; the loser stops its worker', async () => {
@@ -233,7 +239,7 @@ export function describePoolDriverConformance(name: string, harness: PoolDriverH
         (error: unknown) => error,
       );
       const lateBinding = seen(await heldA.reached);
-      expect(harness.running(lateBinding)).toBe(true);
+      expect(await harness.running(lateBinding)).toBe(true);
       // A's API stalls past its boot lease: B takes the boot over (fence + 1) and finishes first.
       await lapse(computer.id);
       const won = await b.service.ensureRunning(computer.id);
@@ -242,7 +248,7 @@ export function describePoolDriverConformance(name: string, harness: PoolDriverH
       heldA.release();
       const lost = await bootA;
       expect((lost as ApiError).message).toMatch(/stopped while it booted/);
-      expect(harness.running(lateBinding)).toBe(false);
+      expect(await harness.running(lateBinding)).toBe(false);
       expect(await row(computer.id)).toMatchObject({
         state: 'running',
         bindFence: won.binding.bindFence,
@@ -281,7 +287,7 @@ export function describePoolDriverConformance(name: string, harness: PoolDriverH
       expect((await a.driver.shutdown()).map((x) => x.computerId)).not.toContain(computer.id);
       expect(await b.driver.health(taken.binding)).toBe(true);
       await b.service.stop(computer.id);
-      expect(harness.running(first.binding)).toBe(false);
+      expect(await harness.running(first.binding)).toBe(false);
     }, 90_000);
 
     it('stops a lost worker for its binding only and boots the next use with a higher fence', async () => {
@@ -319,7 +325,7 @@ export function describePoolDriverConformance(name: string, harness: PoolDriverH
       await repo.markStopped(computer.id, 'late', { bindFence: first.binding.bindFence });
       expect((await row(computer.id)).state).toBe('running');
       await a.service.stop(computer.id);
-      expect(harness.running(next.binding)).toBe(false);
+      expect(await harness.running(next.binding)).toBe(false);
     }, 120_000);
 
     it('adopts the running worker after an API restart, found through the Computer row', async () => {
@@ -329,7 +335,7 @@ export function describePoolDriverConformance(name: string, harness: PoolDriverH
       seen(first.binding);
       // The API process dies: nothing stops its worker, nobody renews its lease.
       before.service.detach();
-      harness.crash(before.driver.inner);
+      await harness.crash(before.driver.inner);
       await lapse(computer.id);
 
       const after = replica();
@@ -340,10 +346,17 @@ export function describePoolDriverConformance(name: string, harness: PoolDriverH
       expect(await refusal(new WorkerClient(first.binding.endpoint).call(workerRoutes.listScreens, {}))).toMatchObject({
         code: 'STALE_BINDER',
       });
-      // The new process owns it now: its shutdown stops it.
-      const stopped = await after.driver.shutdown();
-      expect(stopped.map((b) => [b.computerId, b.bindFence])).toEqual([[computer.id, adopted.binding.bindFence]]);
-      expect(harness.running(first.binding)).toBe(false);
+      if (harness.workersOutliveApi) {
+        // Its shutdown leaves the pod running (the next replica adopts it again), and any replica stops it.
+        expect(await after.driver.shutdown()).toEqual([]);
+        expect(await harness.running(first.binding)).toBe(true);
+        await replica().service.stop(computer.id);
+      } else {
+        // The new process owns it now: its shutdown stops it.
+        const stopped = await after.driver.shutdown();
+        expect(stopped.map((b) => [b.computerId, b.bindFence])).toEqual([[computer.id, adopted.binding.bindFence]]);
+      }
+      expect(await harness.running(first.binding)).toBe(false);
     }, 120_000);
 
     it('serialises a takeover with a suspend: the computer ends consistent, worker and row alike', async () => {
@@ -363,7 +376,7 @@ export function describePoolDriverConformance(name: string, harness: PoolDriverH
       expect(onWorker.suspended).toBe(now.state === 'suspended');
       await a.service.renewLeases();
       await b.service.stop(computer.id);
-      expect(harness.running(first.binding)).toBe(false);
+      expect(await harness.running(first.binding)).toBe(false);
     }, 120_000);
   });
 }

@@ -9,6 +9,8 @@ export interface ComputerSpec {
   screenLimit: number;
   /** The boot's bind fence (the claim in Postgres): the new worker is bound with it before it is handed out. */
   bindFence: bigint;
+  /** The computer's workspace (the cluster driver labels the pod and the home volume with it). */
+  workspaceId?: string;
 }
 
 /** The worker serving a computer: where its control API is, who runs it, and the binding's fence. */
@@ -75,7 +77,7 @@ export abstract class PoolDriver {
    * from now on this process stops it when it shuts down, and hears when it goes away. False when this
    * driver cannot or must not (the worker is gone, or still belongs to a live API process on this host).
    */
-  abstract adopt(binding: WorkerBinding): boolean;
+  abstract adopt(binding: WorkerBinding): Promise<boolean>;
   /**
    * Another API process has taken the worker over (its lease lapsed here): forget it without stopping it,
    * so this process neither stops it at shutdown nor reports it lost.

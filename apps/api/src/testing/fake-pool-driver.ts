@@ -84,7 +84,7 @@ export class FakePoolDriver extends PoolDriver {
     await this.host.workers.get(binding.owner)?.stop();
   }
 
-  adopt(binding: WorkerBinding): boolean {
+  async adopt(binding: WorkerBinding): Promise<boolean> {
     if (this.owned.get(binding.computerId)?.binding.owner === binding.owner) return true;
     const worker = this.host.workers.get(binding.owner);
     if (!worker?.alive) return false;
