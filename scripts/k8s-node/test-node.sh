@@ -15,7 +15,8 @@ read -r archive ref < <(bash "$HERE/../../deploy/images/build.sh" worker)
 started=1
 H=$(cat "$R/pid/holder" 2>/dev/null || true)
 if [ -n "$H" ] && kill -0 "$H" 2>/dev/null; then started=0; fi
-kubeconfig=$(bash "$HERE/node-up.sh")
+# The node outlives this script: its daemons must not inherit the lock (fd 9), or the next caller waits forever.
+kubeconfig=$(bash "$HERE/node-up.sh" 9>&-)
 # containerd's content store survives node-down.sh: an image is imported once per content hash.
 stamp=$R/ctrd/imported/$(basename "$archive")
 if [ ! -f "$stamp" ]; then

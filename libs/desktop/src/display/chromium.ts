@@ -1,5 +1,7 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readlinkSync, rmSync } from 'node:fs';
+import { hostname } from 'node:os';
 import path from 'node:path';
+import { processGone } from '../process/proc-table.js';
 import type { RunAs } from '../process/run-as.js';
 import { ensureOwnedDir, writeOwnedFile } from './owned-paths.js';
 
@@ -30,6 +32,27 @@ export function prepareProfile(profileDir: string, owner: RunAs | undefined, hom
   const preferences = path.join(profileDir, 'Default', 'Preferences');
   if (!existsSync(preferences)) {
     writeOwnedFile(preferences, JSON.stringify({ browser: { custom_chrome_frame: false } }), owner);
+  }
+  removeStaleSingletonLock(profileDir);
+}
+
+/**
+ * Chromium's profile lock is a symlink to `<host>-<pid>`. A home outlives its worker (a pod deleted and
+ * started again on the same volume has another host name), and Chromium cannot tell whether a process on
+ * "another computer" still uses the profile, so it refuses to start. Only this worker runs this computer's
+ * browsers: a lock of another host, or of a process that is gone, is stale.
+ */
+function removeStaleSingletonLock(profileDir: string): void {
+  let target: string;
+  try {
+    target = readlinkSync(path.join(profileDir, 'SingletonLock'));
+  } catch {
+    return; // no lock
+  }
+  const match = /^(.*)-(\d+)$/.exec(target);
+  if (match && match[1] === hostname() && !processGone(Number(match[2]))) return;
+  for (const name of ['SingletonLock', 'SingletonSocket', 'SingletonCookie']) {
+    rmSync(path.join(profileDir, name), { force: true });
   }
 }
 
