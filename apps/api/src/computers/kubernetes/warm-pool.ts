@@ -39,7 +39,7 @@ export class WarmPool {
   ready(): V1Pod[] {
     return this.warm()
       .filter(podReady)
-      .sort((a, b) => (a.metadata?.creationTimestamp?.getTime() ?? 0) - (b.metadata?.creationTimestamp?.getTime() ?? 0));
+      .sort((a, b) => createdAt(a) - createdAt(b));
   }
 
   /** Takes a ready warm pod for `owner`; undefined when none is ready (the caller starts one cold). */
@@ -120,9 +120,7 @@ export class WarmPool {
     // More than wanted (replicas refilled at once, or the size was lowered): the newest surplus goes.
     const surplus = warm.length - this.size;
     if (surplus > 0) {
-      const newest = [...warm].sort(
-        (a, b) => (b.metadata?.creationTimestamp?.getTime() ?? 0) - (a.metadata?.creationTimestamp?.getTime() ?? 0),
-      );
+      const newest = [...warm].sort((a, b) => createdAt(b) - createdAt(a));
       for (const pod of newest.slice(0, surplus)) await this.discard(pod);
     }
   }
@@ -163,4 +161,13 @@ export class WarmPool {
           pod.status?.phase !== 'Succeeded',
       );
   }
+}
+
+/**
+ * When a pod was made. A listed pod carries a Date, but the informer stores a watch event's object as the
+ * API server sent it, where the timestamp is still an RFC 3339 string.
+ */
+function createdAt(pod: V1Pod): number {
+  const stamp = pod.metadata?.creationTimestamp as Date | string | undefined;
+  return stamp === undefined ? 0 : new Date(stamp).getTime();
 }
