@@ -7,6 +7,7 @@ import { describePoolDriverConformance } from '../pool-driver.conformance.js';
 import type { PoolDriver, WorkerBinding } from '../pool-driver.js';
 import { isNotFound } from './api-errors.js';
 import type { KubernetesPoolDriver } from './kubernetes-pool-driver.js';
+import { describeKubernetesPoolPaths } from './kubernetes-pool-paths.js';
 
 // The cluster driver on a real one-node Kubernetes (scripts/k8s-node): worker pods of the image
 // deploy/images/build.sh makes, in a namespace of this suite's own, through ComputersService replicas.
@@ -67,3 +68,5 @@ describePoolDriverConformance('kubernetes', {
     }
   },
 });
+
+describeKubernetesPoolPaths();
