@@ -85,8 +85,9 @@ export function describeKubernetesPoolPaths(): void {
     it('a computer without a home binds the warm pod (non-root, no token, its resources), takes a Lease, and the pool refills', async () => {
       const pool = driver();
       await pool.warmUp();
-      const [warm] = await pods(`${labels.state}=warm`);
-      expect(warm).toBeDefined();
+      const warmPods = await pods(`${labels.state}=warm`);
+      expect(warmPods).toHaveLength(1);
+      const warm = warmPods[0];
       const computer = spec();
 
       const started = performance.now();

@@ -4,6 +4,9 @@ import { describeApiError, isConflict, isNotFound } from './api-errors.js';
 import { nameOf, type WorkerPodWatch } from './worker-pod-watch.js';
 import { homeClaim, labels, ownerLabels, podReady, workerPod, type Owner, type WorkerPodTemplate } from './worker-pods.js';
 
+/** How long a refill waits for the watch to report a pod it created (it is there within milliseconds). */
+const CACHE_WAIT_MS = 10_000;
+
 /** A warm pod taken for a computer: the pod and the fresh volume it came with. */
 export interface ClaimedPod {
   pod: V1Pod;
@@ -108,10 +111,13 @@ export class WarmPool {
         body: homeClaim(this.template, claimName),
       });
       try {
-        await this.core.createNamespacedPod({
+        const created = await this.core.createNamespacedPod({
           namespace: this.template.namespace,
           body: workerPod(this.template, freshName('lazyboy-warm'), claimName),
         });
+        // The next refill counts from the watch's cache: until the new pod is in it, that refill would
+        // count one too few and start a second pod.
+        await this.watch.until(nameOf(created), () => true, CACHE_WAIT_MS).catch(() => undefined);
       } catch (error) {
         await this.deleteClaim(claimName);
         throw error;
