@@ -4,6 +4,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { repoRoot } from '@lazyboy/localstack';
+import type { ApiConfig } from '../config/api-config.js';
+import type { WorkerBinding } from '../computers/pool-driver.js';
 import { isNotFound } from '../computers/kubernetes/api-errors.js';
 
 const run = promisify(execFile);
@@ -16,6 +18,8 @@ export interface TestKubernetes {
   workerImage: string;
   namespace: string;
   poolToken: string;
+  /** One API replica's kubernetes driver configuration in this namespace, as the chart would set it. */
+  driverConfig(base: ApiConfig, replica: string): ApiConfig;
   /** Deletes the namespace (and with it every pod, volume and Lease); stops the node if this suite started it. */
   close(): Promise<void>;
 }
@@ -65,9 +69,25 @@ export async function testKubernetes(): Promise<TestKubernetes> {
     workerImage,
     namespace,
     poolToken,
+    driverConfig: (base, replica) => ({
+      ...base,
+      LAZYBOY_POOL_DRIVER: 'kubernetes',
+      LAZYBOY_K8S_NAMESPACE: namespace,
+      LAZYBOY_K8S_WORKER_IMAGE: workerImage,
+      LAZYBOY_K8S_IMAGE_PULL_POLICY: 'Never',
+      LAZYBOY_K8S_WARM_PODS: 1,
+      LAZYBOY_K8S_HOME_SIZE: '1Gi',
+      LAZYBOY_K8S_REPLICA_ID: replica,
+      LAZYBOY_POOL_TOKEN: poolToken,
+      LAZYBOY_COMPUTER_CPUS: 1,
+      LAZYBOY_COMPUTER_MEMORY_MB: 1024,
+    }),
     close: async () => {
       await core.deleteNamespace({ name: namespace }).catch(() => undefined);
       if (startedHere) await run('bash', [path.join(repoRoot, 'scripts/k8s-node/node-down.sh')], { timeout: 120_000 });
     },
   };
 }
+
+/** The pod serving a kubernetes driver's binding (its owner is `k8s:<namespace>/<pod>`). */
+export const podOf = (binding: WorkerBinding): string => binding.owner.split('/')[1]!;

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll } from '@jest/globals';
-import type { ApiConfig } from '../../config/api-config.js';
 import { testApiConfig } from '../../testing/test-config.js';
-import { testKubernetes, type TestKubernetes } from '../../testing/test-kubernetes.js';
+import { podOf, testKubernetes, type TestKubernetes } from '../../testing/test-kubernetes.js';
 import { createKubernetesPoolDriver } from '../computers.module.js';
 import { describePoolDriverConformance } from '../pool-driver.conformance.js';
-import type { PoolDriver, WorkerBinding } from '../pool-driver.js';
+import type { PoolDriver } from '../pool-driver.js';
 import { isNotFound } from './api-errors.js';
 import type { KubernetesPoolDriver } from './kubernetes-pool-driver.js';
 import { describeKubernetesPoolPaths } from './kubernetes-pool-paths.js';
@@ -25,31 +24,12 @@ afterAll(async () => {
 
 const config = testApiConfig({ TEAM_SCREEN_LIMIT: '1' });
 
-/** One API replica's driver configuration, as the chart would set it. */
-function kubernetesConfig(base: ApiConfig, replica: string): ApiConfig {
-  return {
-    ...base,
-    LAZYBOY_POOL_DRIVER: 'kubernetes',
-    LAZYBOY_K8S_NAMESPACE: k8s.namespace,
-    LAZYBOY_K8S_WORKER_IMAGE: k8s.workerImage,
-    LAZYBOY_K8S_IMAGE_PULL_POLICY: 'Never',
-    LAZYBOY_K8S_WARM_PODS: 1,
-    LAZYBOY_K8S_HOME_SIZE: '1Gi',
-    LAZYBOY_K8S_REPLICA_ID: replica,
-    LAZYBOY_POOL_TOKEN: k8s.poolToken,
-    LAZYBOY_COMPUTER_CPUS: 1,
-    LAZYBOY_COMPUTER_MEMORY_MB: 1024,
-  };
-}
-
-const podOf = (binding: WorkerBinding) => binding.owner.split('/')[1]!;
-
 describePoolDriverConformance('kubernetes', {
   config,
   workersOutliveApi: true,
   makeDriver: () => {
     replicas += 1;
-    return createKubernetesPoolDriver(kubernetesConfig(config, `api-${replicas}`), k8s.kubeConfig);
+    return createKubernetesPoolDriver(k8s.driverConfig(config, `api-${replicas}`), k8s.kubeConfig);
   },
   // A replica that dies stops watching and renewing; its pods run on.
   crash: async (driver: PoolDriver) => {

@@ -4,7 +4,7 @@ import { CoordinationV1Api, type V1Pod } from '@kubernetes/client-node';
 import { workerRoutes } from '@lazyboy/contracts';
 import type { ApiConfig } from '../../config/api-config.js';
 import { testApiConfig } from '../../testing/test-config.js';
-import { testKubernetes, type TestKubernetes } from '../../testing/test-kubernetes.js';
+import { podOf, testKubernetes, type TestKubernetes } from '../../testing/test-kubernetes.js';
 import { createKubernetesPoolDriver } from '../computers.module.js';
 import type { ComputerSpec, WorkerBinding } from '../pool-driver.js';
 import { WorkerClient } from '../worker-client.js';
@@ -12,30 +12,17 @@ import { leaseName } from './computer-leases.js';
 import type { KubernetesPoolDriver } from './kubernetes-pool-driver.js';
 import { labels, WORKER_PORT, WORKER_SELECTOR } from './worker-pods.js';
 
-// What only the cluster driver does, on a real one-node Kubernetes (run by kubernetes-pool-driver.spec.ts
-// after the conformance suite, so that the two never load the one node at once): the two ways a computer gets a pod (a
+// What only the cluster driver does, on a real one-node Kubernetes: the two ways a computer gets a pod (a
 // warm one for a computer without a home, a cold start on its volume otherwise), the pod it makes, the
 // Lease beside the bind fence, a warm pod someone else reached first, and an image that cannot start.
+// kubernetes-pool-driver.spec.ts runs these after the conformance suite: two files at once overload the node.
 
 let k8s: TestKubernetes;
 const drivers: KubernetesPoolDriver[] = [];
 
 function driver(overrides: Partial<ApiConfig> = {}): KubernetesPoolDriver {
-  const config: ApiConfig = {
-    ...testApiConfig({ TEAM_SCREEN_LIMIT: '1' }),
-    LAZYBOY_POOL_DRIVER: 'kubernetes',
-    LAZYBOY_K8S_NAMESPACE: k8s.namespace,
-    LAZYBOY_K8S_WORKER_IMAGE: k8s.workerImage,
-    LAZYBOY_K8S_IMAGE_PULL_POLICY: 'Never',
-    LAZYBOY_K8S_WARM_PODS: 1,
-    LAZYBOY_K8S_HOME_SIZE: '1Gi',
-    LAZYBOY_K8S_REPLICA_ID: `paths-${drivers.length + 1}`,
-    LAZYBOY_POOL_TOKEN: k8s.poolToken,
-    LAZYBOY_COMPUTER_CPUS: 1,
-    LAZYBOY_COMPUTER_MEMORY_MB: 1024,
-    ...overrides,
-  };
-  const made = createKubernetesPoolDriver(config, k8s.kubeConfig);
+  const base = k8s.driverConfig(testApiConfig({ TEAM_SCREEN_LIMIT: '1' }), `paths-${drivers.length + 1}`);
+  const made = createKubernetesPoolDriver({ ...base, ...overrides }, k8s.kubeConfig);
   drivers.push(made);
   return made;
 }
@@ -50,8 +37,6 @@ function spec(overrides: Partial<ComputerSpec> = {}): ComputerSpec {
     ...overrides,
   };
 }
-
-const podOf = (binding: WorkerBinding) => binding.owner.split('/')[1]!;
 
 async function pods(selector = ''): Promise<V1Pod[]> {
   const found = await k8s.core.listNamespacedPod({
@@ -90,13 +75,9 @@ export function describeKubernetesPoolPaths(): void {
       const warm = warmPods[0];
       const computer = spec();
 
-      const started = performance.now();
       const binding = await pool.provision(computer);
-      const bindMs = performance.now() - started;
-
+      // The warm pod itself is assigned (no pod was started for the computer).
       expect(podOf(binding)).toBe(warm!.metadata!.name);
-      // A warm pod is assigned, not started: well under the seconds a pod takes to become Ready.
-      expect(bindMs).toBeLessThan(2_000);
       const pod = await k8s.core.readNamespacedPod({ name: podOf(binding), namespace: k8s.namespace });
       expect(pod.metadata?.labels).toMatchObject({
         [labels.state]: 'bound',
@@ -187,10 +168,8 @@ export function describeKubernetesPoolPaths(): void {
     it('an image that cannot start fails the boot at once, with the reason, and leaves no pod behind', async () => {
       const pool = driver({ LAZYBOY_K8S_WORKER_IMAGE: 'localhost/lazyboy/no-such-worker:0', LAZYBOY_K8S_WARM_PODS: 0 });
       const computer = spec();
-      const started = performance.now();
+      // The pod's waiting reason ends the boot, not the 120 s boot timeout (that would be PodWaitTimeoutError).
       await expect(pool.provision(computer)).rejects.toThrow(/cannot start: ErrImageNeverPull/);
-      // Well before the 120 s boot timeout: the pod's waiting reason says it will never start.
-      expect(performance.now() - started).toBeLessThan(60_000);
       expect(await pods(`${labels.computer}=${computer.computerId}`)).toEqual([]);
     }, 300_000);
   });
