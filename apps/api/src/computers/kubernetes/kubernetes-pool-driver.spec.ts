@@ -6,6 +6,7 @@ import { describePoolDriverConformance } from '../pool-driver.conformance.js';
 import type { PoolDriver } from '../pool-driver.js';
 import { isNotFound } from './api-errors.js';
 import type { KubernetesPoolDriver } from './kubernetes-pool-driver.js';
+import { describeKubernetesFaults } from './kubernetes-faults.js';
 import { describeKubernetesPoolPaths } from './kubernetes-pool-paths.js';
 
 // The cluster driver on a real one-node Kubernetes (scripts/k8s-node): worker pods of the image
@@ -50,3 +51,4 @@ describePoolDriverConformance('kubernetes', {
 });
 
 describeKubernetesPoolPaths();
+describeKubernetesFaults();

@@ -58,7 +58,6 @@ const STUCK_REASONS = new Set([
   'ImagePullBackOff',
   'ErrImageNeverPull',
   'InvalidImageName',
-  'CreateContainerConfigError',
   'CreateContainerError',
   'CrashLoopBackOff',
 ]);
@@ -365,11 +364,19 @@ function stuckReason(pod: V1Pod): string | undefined {
   if (phase === 'Failed' || phase === 'Succeeded') return `it ended (${pod.status?.reason ?? phase})`;
   for (const status of pod.status?.containerStatuses ?? []) {
     const waiting = status.state?.waiting;
-    if (waiting?.reason && STUCK_REASONS.has(waiting.reason)) {
+    if (waiting?.reason && (STUCK_REASONS.has(waiting.reason) || missingConfig(waiting.reason, waiting.message))) {
       return `${waiting.reason}${waiting.message ? `: ${waiting.message.slice(0, 200)}` : ''}`;
     }
     const ended = status.state?.terminated;
     if (ended) return `its container ended (${ended.reason ?? `exit code ${ended.exitCode}`})`;
   }
   return undefined;
+}
+
+/**
+ * A container whose Secret or ConfigMap is missing will not start until someone creates it; the kubelet's
+ * "failed to sync secret cache" right after a node starts is the same reason but passes by itself.
+ */
+function missingConfig(reason: string, message: string | undefined): boolean {
+  return reason === 'CreateContainerConfigError' && /not found|couldn't find key/i.test(message ?? '');
 }
