@@ -1,9 +1,5 @@
-import { hostname } from 'node:os';
-import path from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
 import { Module } from '@nestjs/common';
-import { repoRoot } from '@lazyboy/localstack';
-import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
+import { API_CONFIG } from '../config/api-config.js';
 import { LeadershipModule } from '../leadership/leadership.module.js';
 import { ComputerIdleLoop } from './computer-idle-loop.js';
 import { ComputerRunScreens } from './computer-run-screens.js';
@@ -11,67 +7,11 @@ import { ComputersLifecycle } from './computers-lifecycle.js';
 import { ComputersController } from './computers.controller.js';
 import { ComputersRepository } from './computers.repository.js';
 import { ComputersService } from './computers.service.js';
-import { KubernetesPoolDriver } from './kubernetes/kubernetes-pool-driver.js';
-import { LocalPoolDriver } from './local-pool-driver.js';
 import { PoolDriver } from './pool-driver.js';
+import { createPoolDriver } from './pool-drivers.js';
 import { PowerLock } from './power-lock.js';
 import { RunScreens } from './run-screens.js';
 import { ScreenControlService } from './screen-control.service.js';
-
-/** Settings every worker carries, checked here at start-up: one egress policy for all computers. */
-function workerEnv(config: ApiConfig): Record<string, string> {
-  return {
-    LAZYBOY_EGRESS_PRIVATE_NETWORKS: config.LAZYBOY_EGRESS_PRIVATE_NETWORKS,
-    LAZYBOY_EGRESS_ALLOWED_DOMAINS: config.LAZYBOY_EGRESS_ALLOWED_DOMAINS?.join(',') ?? '',
-  };
-}
-
-/** The cluster driver, from the API's environment (the chart's values); its kube config from the pod's service account. */
-export function createKubernetesPoolDriver(config: ApiConfig, kubeConfig?: KubeConfig): KubernetesPoolDriver {
-  if (!config.LAZYBOY_K8S_WORKER_IMAGE || !config.LAZYBOY_POOL_TOKEN) {
-    throw new Error('LAZYBOY_POOL_DRIVER=kubernetes needs LAZYBOY_K8S_WORKER_IMAGE and LAZYBOY_POOL_TOKEN');
-  }
-  let kc = kubeConfig;
-  if (!kc) {
-    kc = new KubeConfig();
-    kc.loadFromDefault();
-  }
-  return new KubernetesPoolDriver({
-    kubeConfig: kc,
-    template: {
-      namespace: config.LAZYBOY_K8S_NAMESPACE,
-      image: config.LAZYBOY_K8S_WORKER_IMAGE,
-      imagePullPolicy: config.LAZYBOY_K8S_IMAGE_PULL_POLICY,
-      poolSecret: config.LAZYBOY_K8S_POOL_SECRET,
-      cpus: config.LAZYBOY_COMPUTER_CPUS,
-      memoryMb: config.LAZYBOY_COMPUTER_MEMORY_MB,
-      screenLimit: config.TEAM_SCREEN_LIMIT,
-      homeSize: config.LAZYBOY_K8S_HOME_SIZE,
-      storageClass: config.LAZYBOY_K8S_STORAGE_CLASS,
-      env: workerEnv(config),
-    },
-    warmPods: config.LAZYBOY_K8S_WARM_PODS,
-    poolToken: config.LAZYBOY_POOL_TOKEN,
-    replicaId: config.LAZYBOY_K8S_REPLICA_ID ?? hostname(),
-    leaseDurationMs: config.LAZYBOY_COMPUTER_BIND_LEASE_MS,
-  });
-}
-
-export async function createPoolDriver(config: ApiConfig): Promise<PoolDriver> {
-  if (config.LAZYBOY_POOL_DRIVER === 'kubernetes') {
-    const driver = createKubernetesPoolDriver(config);
-    // The first list of pods is in before any computer is adopted or booted.
-    await driver.start();
-    return driver;
-  }
-  return new LocalPoolDriver({
-    workerScript: path.join(repoRoot, 'apps/worker/dist/main.js'),
-    homesDir: path.resolve(config.LAZYBOY_HOMES_DIR),
-    ...(config.LAZYBOY_LOGS_DIR ? { logsDir: path.resolve(config.LAZYBOY_LOGS_DIR) } : {}),
-    displayBaseFrom: config.LAZYBOY_DISPLAY_BASE_FROM,
-    env: workerEnv(config),
-  });
-}
 
 /**
  * Computers: the pool driver, the life cycle service, the screens runs acquire (`RunScreens`), the

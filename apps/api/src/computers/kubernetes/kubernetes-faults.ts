@@ -14,7 +14,7 @@ import { createIsolatedDatabase, type IsolatedDatabase } from '../../testing/tes
 import { podOf, testKubernetes, type TestKubernetes } from '../../testing/test-kubernetes.js';
 import { ComputerIdleLoop } from '../computer-idle-loop.js';
 import { ComputerRunScreens } from '../computer-run-screens.js';
-import { createKubernetesPoolDriver } from '../computers.module.js';
+import { createKubernetesPoolDriver } from '../pool-drivers.js';
 import { ComputersRepository } from '../computers.repository.js';
 import { ComputersService } from '../computers.service.js';
 import { PowerLock } from '../power-lock.js';
@@ -75,7 +75,8 @@ async function newComputer(): Promise<{ workspaceId: string; agentId: string; co
 
 async function newRun(): Promise<{ workspaceId: string; agentId: string; runId: string }> {
   const { workspaceId, agentId } = await newComputer();
-  const run = await prisma.run.create({ data: { workspaceId, agentId, status: 'running' } });
+  // Queued is enough: the screens look at the run's id, not its status (the runs module alone moves a status).
+  const run = await prisma.run.create({ data: { workspaceId, agentId } });
   return { workspaceId, agentId, runId: run.id };
 }
 

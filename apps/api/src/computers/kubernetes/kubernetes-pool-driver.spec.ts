@@ -1,13 +1,14 @@
 import { afterAll, beforeAll } from '@jest/globals';
 import { testApiConfig } from '../../testing/test-config.js';
 import { podOf, testKubernetes, type TestKubernetes } from '../../testing/test-kubernetes.js';
-import { createKubernetesPoolDriver } from '../computers.module.js';
+import { createKubernetesPoolDriver } from '../pool-drivers.js';
 import { describePoolDriverConformance } from '../pool-driver.conformance.js';
 import type { PoolDriver } from '../pool-driver.js';
 import { isNotFound } from './api-errors.js';
 import type { KubernetesPoolDriver } from './kubernetes-pool-driver.js';
 import { describeKubernetesFaults } from './kubernetes-faults.js';
 import { describeKubernetesPoolPaths } from './kubernetes-pool-paths.js';
+import { containersEnded } from './worker-pods.js';
 
 // The cluster driver on a real one-node Kubernetes (scripts/k8s-node): worker pods of the image
 // deploy/images/build.sh makes, in a namespace of this suite's own, through ComputersService replicas.
@@ -41,8 +42,8 @@ describePoolDriverConformance('kubernetes', {
   },
   running: async (binding) => {
     try {
-      await k8s.core.readNamespacedPod({ name: podOf(binding), namespace: k8s.namespace });
-      return true;
+      // A deleted pod's object lingers until the kubelet's next sync; its worker ended with its containers.
+      return !containersEnded(await k8s.core.readNamespacedPod({ name: podOf(binding), namespace: k8s.namespace }));
     } catch (error) {
       if (isNotFound(error)) return false;
       throw error;

@@ -17,7 +17,9 @@ import { ComputerLeases } from './computer-leases.js';
 import { freshName, WarmPool } from './warm-pool.js';
 import { nameOf, WorkerPodWatch } from './worker-pod-watch.js';
 import {
+  containersEnded,
   homeClaim,
+  NOT_STARTING,
   labels,
   ownerLabels,
   podReady,
@@ -49,18 +51,8 @@ interface HeldPod {
   binding: WorkerBinding;
 }
 
-/** A deleted pod's grace (10 s, the worker needs ~5) and the kubelet's round trip. */
+/** A deleted pod's grace (10 s, the worker needs ~5) and the kubelet's round trip until its containers end. */
 const POD_GONE_TIMEOUT_MS = 40_000;
-
-/** Container states that will not become Ready without someone changing the pod or the cluster. */
-const STUCK_REASONS = new Set([
-  'ErrImagePull',
-  'ImagePullBackOff',
-  'ErrImageNeverPull',
-  'InvalidImageName',
-  'CreateContainerError',
-  'CrashLoopBackOff',
-]);
 
 /**
  * The cluster pool (ARCHITECTURE.md "Pool drivers"): each computer is a worker pod in one namespace, its
@@ -292,7 +284,7 @@ export class KubernetesPoolDriver extends PoolDriver {
     );
   }
 
-  /** Deletes a pod and waits until its containers have ended. */
+  /** Deletes a pod and waits until its containers have ended (or it is gone). */
   private async deletePod(podName: string): Promise<void> {
     try {
       await this.core.deleteNamespacedPod({ name: podName, namespace: this.namespace });
@@ -301,21 +293,21 @@ export class KubernetesPoolDriver extends PoolDriver {
       throw error;
     }
     if (this.started && !this.closed) {
-      await this.watch.untilGone(podName, POD_GONE_TIMEOUT_MS);
+      await this.watch.untilEnded(podName, POD_GONE_TIMEOUT_MS);
       return;
     }
-    // Without the watch (after shutdown): ask until it is gone.
+    // Without the watch (after shutdown): ask until it has ended.
     const deadline = Date.now() + POD_GONE_TIMEOUT_MS;
     while (Date.now() < deadline) {
       try {
-        await this.core.readNamespacedPod({ name: podName, namespace: this.namespace });
+        if (containersEnded(await this.core.readNamespacedPod({ name: podName, namespace: this.namespace }))) return;
       } catch (error) {
         if (isNotFound(error)) return;
         throw error;
       }
       await new Promise((r) => setTimeout(r, 250));
     }
-    throw new Error(`pod ${podName} was still there ${POD_GONE_TIMEOUT_MS / 1000} s after it was deleted`);
+    throw new Error(`pod ${podName} was still running ${POD_GONE_TIMEOUT_MS / 1000} s after it was deleted`);
   }
 
   /** A held pod went away (deleted, evicted, failed, unready): the service hears which binding it served. */
@@ -364,7 +356,7 @@ function stuckReason(pod: V1Pod): string | undefined {
   if (phase === 'Failed' || phase === 'Succeeded') return `it ended (${pod.status?.reason ?? phase})`;
   for (const status of pod.status?.containerStatuses ?? []) {
     const waiting = status.state?.waiting;
-    if (waiting?.reason && (STUCK_REASONS.has(waiting.reason) || missingConfig(waiting.reason, waiting.message))) {
+    if (waiting?.reason && NOT_STARTING.has(waiting.reason) && !passingConfigError(waiting.reason, waiting.message)) {
       return `${waiting.reason}${waiting.message ? `: ${waiting.message.slice(0, 200)}` : ''}`;
     }
     const ended = status.state?.terminated;
@@ -374,9 +366,9 @@ function stuckReason(pod: V1Pod): string | undefined {
 }
 
 /**
- * A container whose Secret or ConfigMap is missing will not start until someone creates it; the kubelet's
- * "failed to sync secret cache" right after a node starts is the same reason but passes by itself.
+ * The kubelet's "failed to sync secret cache" right after a node starts passes by itself; a Secret or
+ * ConfigMap that is missing does not (someone must create it).
  */
-function missingConfig(reason: string, message: string | undefined): boolean {
-  return reason === 'CreateContainerConfigError' && /not found|couldn't find key/i.test(message ?? '');
+function passingConfigError(reason: string, message: string | undefined): boolean {
+  return reason === 'CreateContainerConfigError' && !/not found|couldn't find key/i.test(message ?? '');
 }

@@ -5,7 +5,7 @@ import { workerRoutes } from '@lazyboy/contracts';
 import type { ApiConfig } from '../../config/api-config.js';
 import { testApiConfig } from '../../testing/test-config.js';
 import { podOf, testKubernetes, type TestKubernetes } from '../../testing/test-kubernetes.js';
-import { createKubernetesPoolDriver } from '../computers.module.js';
+import { createKubernetesPoolDriver } from '../pool-drivers.js';
 import type { ComputerSpec, WorkerBinding } from '../pool-driver.js';
 import { WorkerClient } from '../worker-client.js';
 import { leaseName } from './computer-leases.js';

@@ -6,7 +6,7 @@ import {
   type ObjectCache,
   type V1Pod,
 } from '@kubernetes/client-node';
-import { podGoneReason, podReady, WORKER_SELECTOR } from './worker-pods.js';
+import { containersEnded, podGoneReason, podReady, WORKER_SELECTOR } from './worker-pods.js';
 
 /** Something happened to a worker pod: it changed (`pod`), or it is gone (`pod` as last seen). */
 export type PodListener = (pod: V1Pod, gone: boolean) => void;
@@ -106,10 +106,10 @@ export class WorkerPodWatch {
     });
   }
 
-  /** Resolves once the pod is no longer there (deleted and its containers ended). */
-  async untilGone(name: string, timeoutMs: number): Promise<void> {
+  /** Resolves once the pod is no longer there or its containers have all ended. */
+  async untilEnded(name: string, timeoutMs: number): Promise<void> {
     if (!this.pod(name)) return;
-    await this.until(name, () => false, timeoutMs);
+    await this.until(name, containersEnded, timeoutMs);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import type { V1ContainerStatus, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 
 /** The worker's control port in its pod (the image's LAZYBOY_WORKER_PORT default). */
 export const WORKER_PORT = 3102;
@@ -165,6 +165,32 @@ export function podReady(pod: V1Pod): boolean {
     (pod.status.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True')
   );
 }
+
+/**
+ * Every container of the pod has ended: nothing of it uses the home any more. The kubelet removes the
+ * object itself only at its next pod sync, seconds (once over 40 s) later; waiting for that gains nothing.
+ */
+export function containersEnded(pod: V1Pod): boolean {
+  const phase = pod.status?.phase;
+  if (phase === 'Succeeded' || phase === 'Failed') return true;
+  const statuses = pod.status?.containerStatuses ?? [];
+  // A deleted pod's container that could not start (its image, its config) never will.
+  const ended = (status: V1ContainerStatus) =>
+    status.state?.terminated !== undefined ||
+    (!!pod.metadata?.deletionTimestamp && NOT_STARTING.has(status.state?.waiting?.reason ?? ''));
+  return statuses.length > 0 && statuses.every(ended);
+}
+
+/** Waiting reasons of a container that is not starting (an image that cannot be had, a start that failed). */
+export const NOT_STARTING = new Set([
+  'ErrImagePull',
+  'ImagePullBackOff',
+  'ErrImageNeverPull',
+  'InvalidImageName',
+  'CreateContainerConfigError',
+  'CreateContainerError',
+  'CrashLoopBackOff',
+]);
 
 /** Why a pod that served a computer cannot any more, or undefined while it still can. */
 export function podGoneReason(pod: V1Pod, wasReady: boolean): string | undefined {
