@@ -18,3 +18,16 @@ ensure_packages() {
   apt-get -o DPkg::Lock::Timeout=600 update -qq
   apt-get -o DPkg::Lock::Timeout=600 -y --no-install-recommends install "${missing[@]}" >/dev/null
 }
+
+# Prints the Debian mirror the machine's own apt configuration names (deb822 sources first, then a one-line
+# sources.list), for apt runs with a private source list (another suite's source packages).
+debian_mirror() {
+  local mirror
+  mirror=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
+  if [ -z "$mirror" ]; then
+    mirror=$(awk '$1 == "deb" && $0 !~ /security/ {for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) {print $i; exit}}' \
+      /etc/apt/sources.list 2>/dev/null || true)
+  fi
+  [ -n "$mirror" ] || return 1
+  echo "$mirror"
+}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # rootfs.sh DIR PACKAGES [MMDEBSTRAP_OPTION…]: the lower layer of every LazyBoy image, as a directory: Debian
 # bookworm (mmdebstrap, minbase) with PACKAGES (comma-separated), the Node.js binary $NODE (the host's, the
-# one the project is built and tested with) and the user `lazyboy` (uid 1000) the images run as. Further
+# one the project is built and tested with; NODE set but empty: none, for the postgres and redis images)
+# and the user `lazyboy` (uid 1000) the project's own images run as. Further
 # options (an image's own hooks) go to mmdebstrap. The packages come from the machine's own apt sources,
 # and from its apt cache when it has them.
 # The hooks are scripts mmdebstrap runs itself, with the new root as $1: nothing to expand here.
@@ -10,7 +11,9 @@ set -euo pipefail
 DIR=$1
 PACKAGES=$2
 shift 2
-NODE=${NODE:-$(command -v node)}
+NODE=${NODE-$(command -v node)}
+node_hook=()
+[ -z "$NODE" ] || node_hook=(--customize-hook="cp '$NODE' \"\$1/usr/local/bin/node\"")
 sources=()
 for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
   [ -f "$f" ] && sources+=("$f")
@@ -24,7 +27,7 @@ mmdebstrap --variant=minbase --format=directory --quiet \
   --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*' \
   --dpkgopt='path-exclude=/usr/share/info/*' \
   --setup-hook='mkdir -p "$1/var/cache/apt/archives"; cp -l /var/cache/apt/archives/*.deb "$1/var/cache/apt/archives/" 2>/dev/null || true' \
-  --customize-hook="cp '$NODE' \"\$1/usr/local/bin/node\"" \
+  "${node_hook[@]}" \
   --customize-hook='chroot "$1" useradd --uid 1000 --user-group --create-home --shell /bin/bash lazyboy' \
   "$@" \
   --customize-hook='rm -rf "$1/var/cache/apt/archives"/*.deb "$1/var/lib/apt/lists"/*' \

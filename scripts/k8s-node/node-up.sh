@@ -24,9 +24,45 @@ HOST_IF=lbk8s0
 KUBECONFIG_FILE=$R/admin.kubeconfig
 log() { printf '[k8s-node] %s\n' "$*" >&2; }
 
-# The API server answers: nothing to do.
+# Pods reach the API server as any cluster's do (the API's pool driver in the chart's pods): through the
+# `kubernetes` Service (10.0.0.1:443) with their service account's token, checking its certificate against
+# the CA their token Secret carries (the controller manager's --root-ca-file, pki/ca.crt). So the API server
+# serves a certificate that CA signed, and the Service has the API server as its endpoint (the API server
+# keeps none itself: --endpoint-reconciler-type=none).
+serving_cert() {
+  # Made anew a day before it would expire (it lasts 30 days, as the CA does).
+  [ -f "$R/pki/apiserver.crt" ] && openssl x509 -checkend 86400 -noout -in "$R/pki/apiserver.crt" >/dev/null && return 0
+  openssl req -newkey rsa:2048 -nodes -keyout "$R/pki/apiserver.key" -subj /CN=kube-apiserver \
+    -out "$R/pki/apiserver.csr" 2>/dev/null
+  openssl x509 -req -in "$R/pki/apiserver.csr" -CA "$R/pki/ca.crt" -CAkey "$R/pki/ca.key" -CAcreateserial -days 30 \
+    -extfile <(printf '%s\n' "subjectAltName=IP:$NODE_IP,IP:10.0.0.1,IP:127.0.0.1,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local,DNS:localhost" \
+      'extendedKeyUsage=serverAuth') -out "$R/pki/apiserver.crt.partial" 2>/dev/null
+  chmod 600 "$R/pki/apiserver.key"
+  mv "$R/pki/apiserver.crt.partial" "$R/pki/apiserver.crt"
+}
+kubernetes_endpoints() {
+  # PUT creates Endpoints that are not there yet.
+  curl -skf -m 10 -X PUT -H "Authorization: Bearer $(cat "$R/pki/admin.token")" -H 'content-type: application/json' \
+    "https://$NODE_IP:6443/api/v1/namespaces/default/endpoints/kubernetes" -d '{"apiVersion": "v1", "kind": "Endpoints",
+    "metadata": {"name": "kubernetes", "namespace": "default"},
+    "subsets": [{"addresses": [{"ip": "'"$NODE_IP"'"}], "ports": [{"name": "https", "port": 6443, "protocol": "TCP"}]}]}' >/dev/null
+}
+
+# The API server answers: nothing to do, but to give a node an older node-up.sh started what pods need to
+# reach its API server. That one serves the certificate it made itself in $R/certs, and reloads the files
+# there when they change (within a minute): the CA-signed one takes their place, no restart.
 if [ -f "$R/pid/holder" ] && kill -0 "$(cat "$R/pid/holder")" 2>/dev/null &&
   curl -skf -m 2 -H "Authorization: Bearer $(cat "$R/pki/admin.token" 2>/dev/null)" "https://$NODE_IP:6443/readyz" >/dev/null 2>&1; then
+  serving_cert
+  if ! tr '\0' '\n' <"/proc/$(cat "$R/pid/apiserver")/cmdline" | grep -q '^--tls-cert-file=' &&
+    ! cmp -s "$R/pki/apiserver.crt" "$R/certs/apiserver.crt"; then
+    cp "$R/pki/apiserver.key" "$R/certs/apiserver.key.partial"
+    cp "$R/pki/apiserver.crt" "$R/certs/apiserver.crt.partial"
+    mv "$R/certs/apiserver.key.partial" "$R/certs/apiserver.key"
+    mv "$R/certs/apiserver.crt.partial" "$R/certs/apiserver.crt"
+    log "the API server's certificate is now one the pods' CA signed (it reloads it within a minute)"
+  fi
+  kubernetes_endpoints
   echo "$KUBECONFIG_FILE"
   exit 0
 fi
@@ -52,6 +88,7 @@ if [ ! -f "$R/pki/ca.crt" ]; then
     "$(cat "$R/pki/kubelet.token"),system:node:$NODE_NAME,2,\"system:nodes\"" >"$R/pki/tokens.csv"
   chmod 600 "$R"/pki/*
 fi
+serving_cert
 for who in admin kubelet; do
   cat >"$R/$who.kubeconfig" <<KC
 apiVersion: v1
@@ -113,13 +150,15 @@ start etcd etcd --name n --data-dir "$R/etcd/data" --listen-client-urls http://1
 until "${NS[@]}" curl -sf http://127.0.0.1:23790/health >/dev/null; do sleep 0.1; done
 step "etcd healthy"
 start apiserver "$BIN/kube-apiserver" --etcd-servers=http://127.0.0.1:23790 --bind-address=0.0.0.0 \
-  --advertise-address="$NODE_IP" --secure-port=6443 --insecure-port=0 --cert-dir="$R/certs" \
+  --advertise-address="$NODE_IP" --secure-port=6443 --insecure-port=0 \
+  --tls-cert-file="$R/pki/apiserver.crt" --tls-private-key-file="$R/pki/apiserver.key" \
   --token-auth-file="$R/pki/tokens.csv" --authorization-mode=Node,RBAC --client-ca-file="$R/pki/ca.crt" \
   --service-account-issuer=https://kubernetes.default.svc --service-account-key-file="$R/pki/sa.key" \
   --service-account-signing-key-file="$R/pki/sa.key" --api-audiences=https://kubernetes.default.svc \
   --service-cluster-ip-range=10.0.0.0/24 --endpoint-reconciler-type=none --profiling=false \
   --kubelet-client-certificate="$R/pki/kc.crt" --kubelet-client-key="$R/pki/kc.key" --kubelet-preferred-address-types=InternalIP
 until curl -skf -H "Authorization: Bearer $(cat "$R/pki/admin.token")" "https://$NODE_IP:6443/readyz" >/dev/null; do sleep 0.2; done
+kubernetes_endpoints
 step "API server ready"
 start kcm "$BIN/kube-controller-manager" --kubeconfig="$R/admin.kubeconfig" --secure-port=0 --port=0 --leader-elect=false \
   --service-account-private-key-file="$R/pki/sa.key" --root-ca-file="$R/pki/ca.crt" \

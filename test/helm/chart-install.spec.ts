@@ -1,0 +1,464 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import {
+  AppsV1Api,
+  BatchV1Api,
+  CoordinationV1Api,
+  CoreV1Api,
+  KubeConfig,
+  NetworkingV1Api,
+  RbacAuthorizationV1Api,
+  Watch,
+  type V1Pod,
+} from '@kubernetes/client-node';
+import { meViewSchema } from '@lazyboy/contracts';
+import { repoRoot } from '@lazyboy/localstack';
+import {
+  labels as driverLabels,
+  MANAGER,
+  WORKER_APP,
+  WORKER_SELECTOR,
+} from '../../apps/api/src/computers/kubernetes/worker-pods.js';
+import { CHART, startHelm, type Helm } from './chart-harness.js';
+
+// helm/lazyboy installed for real on the project's one-node Kubernetes (scripts/k8s-node), with the five
+// images build.sh makes (imported into the node's containerd by test-node.sh): install, the pods Ready, the
+// web app and the first admin's sign-in reached from the host through the Services, the chart's
+// ServiceAccount token held to its Role, an upgrade that keeps the Secrets and rolls what changed, and an
+// uninstall that leaves exactly what it says it leaves. One namespace of its own, deleted at the end.
+
+const run = promisify(execFile);
+const RELEASE = 'lazyboy';
+const IMAGES = ['worker', 'api', 'web', 'postgres', 'redis'] as const;
+type ImageName = (typeof IMAGES)[number];
+const ADMIN_EMAIL = 'admin@install.test';
+/** The node's pod and service ranges (scripts/k8s-node/node-up.sh, 10-bridge.conflist). */
+const NODE_CIDRS = ['10.88.0.0/24', '10.0.0.0/24'];
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The node and the images loaded into it: the one `./lazyboy test` brought up, or one test-node.sh brings up. */
+async function testNode(): Promise<{ kubeconfig: string; images: Record<ImageName, string>; startedHere: boolean }> {
+  let kubeconfig = process.env.LAZYBOY_TEST_KUBECONFIG;
+  let startedHere = false;
+  if (!kubeconfig) {
+    const { stdout } = await run('bash', [path.join(repoRoot, 'scripts/k8s-node/test-node.sh')], {
+      timeout: 30 * 60_000,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    const [file, , started] = stdout.trim().split(/\s+/);
+    kubeconfig = file!;
+    startedHere = started === '1';
+  }
+  // test-node.sh names every image it loaded here (its line on stdout names only the worker's).
+  const listing =
+    process.env.LAZYBOY_TEST_IMAGES ?? path.join(process.env.LAZYBOY_K8S_NODE_DIR ?? '/var/tmp/lazyboy-k8s-node', 'images');
+  const named = Object.fromEntries(
+    readFileSync(listing, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => line.split(' ') as [string, string]),
+  );
+  const missing = IMAGES.filter((image) => !named[image]);
+  if (missing.length > 0) throw new Error(`${listing} names no ${missing.join(', ')} image: run scripts/k8s-node/test-node.sh`);
+  return { kubeconfig, images: named as Record<ImageName, string>, startedHere };
+}
+
+/** Values as the chart takes them for one image name `localhost/lazyboy/<image>:<tag>`, loaded into the node. */
+function imageValues(ref: string) {
+  const colon = ref.lastIndexOf(':');
+  return { repository: ref.slice(0, colon), tag: ref.slice(colon + 1), pullPolicy: 'Never' };
+}
+
+const ready = (pod: V1Pod) =>
+  !pod.metadata?.deletionTimestamp && (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+
+/** An API call's HTTP status: 200 when it succeeded, else the code it failed with. */
+async function statusOf(call: Promise<unknown>): Promise<number> {
+  try {
+    await call;
+    return 200;
+  } catch (error) {
+    const code = (error as { code?: unknown; statusCode?: unknown }).code ?? (error as { statusCode?: unknown }).statusCode;
+    if (typeof code === 'number') return code;
+    throw error;
+  }
+}
+
+/** Whether a watch of `apiPath` opens (200) or is refused (its status), with the credentials of `kc`. */
+function watchStatus(kc: KubeConfig, apiPath: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let controller: AbortController | undefined;
+    let settled = false;
+    const settle = (status: number) => {
+      if (settled) return;
+      settled = true;
+      controller?.abort();
+      resolve(status);
+    };
+    new Watch(kc)
+      .watch(
+        apiPath,
+        {},
+        () => settle(200),
+        (error: unknown) => {
+          const code = (error as { statusCode?: unknown } | null)?.statusCode;
+          if (typeof code === 'number') settle(code);
+          else if (!settled) reject(error instanceof Error ? error : new Error(`the watch of ${apiPath} ended without an event`));
+        },
+      )
+      .then((c) => {
+        controller = c;
+        if (settled) c.abort();
+      })
+      .catch((error: unknown) => {
+        const code = (error as { statusCode?: unknown }).statusCode;
+        if (typeof code === 'number') settle(code);
+        else reject(error as Error);
+      });
+  });
+}
+
+describe('helm/lazyboy on a real Kubernetes node', () => {
+  let helm: Helm;
+  let admin: KubeConfig;
+  let core: CoreV1Api;
+  let apps: AppsV1Api;
+  let startedHere = false;
+  let images: Record<ImageName, string>;
+  let helmEnv: Record<string, string>;
+  let scratch: string;
+  const namespace = `lazyboy-install-${randomBytes(4).toString('hex')}`;
+  let values: Record<string, unknown>;
+  let valuesFile: string;
+
+  beforeAll(async () => {
+    const node = await testNode();
+    images = node.images;
+    startedHere = node.startedHere;
+    admin = new KubeConfig();
+    admin.loadFromFile(node.kubeconfig);
+    core = admin.makeApiClient(CoreV1Api);
+    apps = admin.makeApiClient(AppsV1Api);
+    helm = await startHelm();
+    helmEnv = { KUBECONFIG: node.kubeconfig };
+    scratch = mkdtempSync(path.join(os.tmpdir(), 'lazyboy-install-'));
+    await core.createNamespace({ body: { metadata: { name: namespace } } });
+    // Fit for this node: the images loaded into it, its storage class, no cluster DNS, small requests.
+    const small = { requests: { cpu: '25m', memory: '64Mi' }, limits: { memory: '1Gi' } };
+    values = {
+      serviceDiscovery: 'env',
+      clusterCidrs: NODE_CIDRS,
+      admin: { email: ADMIN_EMAIL },
+      api: { image: imageValues(images.api), resources: small },
+      web: { image: imageValues(images.web), resources: small },
+      worker: {
+        image: imageValues(images.worker),
+        warmPods: 1,
+        cpus: 1,
+        memoryMb: 1024,
+        homeSize: '1Gi',
+        storageClass: 'local-path',
+      },
+      postgresql: {
+        image: imageValues(images.postgres),
+        persistence: { size: '1Gi', storageClass: 'local-path' },
+        resources: small,
+      },
+      redis: { image: imageValues(images.redis), persistence: { size: '256Mi', storageClass: 'local-path' }, resources: small },
+    };
+    valuesFile = path.join(scratch, 'values.json');
+    writeFileSync(valuesFile, JSON.stringify(values));
+  }, 30 * 60_000);
+
+  afterAll(async () => {
+    // Everything the test made is in its namespace (the release's record too: Helm keeps it in Secrets there).
+    await core?.deleteNamespace({ name: namespace }).catch(() => undefined);
+    helm?.close();
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+    if (startedHere) await run('bash', [path.join(repoRoot, 'scripts/k8s-node/node-down.sh')], { timeout: 120_000 });
+  }, 180_000);
+
+  const helmIn = async (args: string[], timeoutMs = 60_000) => {
+    const result = await helm.run([...args, '--namespace', namespace], helmEnv, timeoutMs);
+    if (result.code !== 0) throw new Error(`helm ${args[0]} failed (${result.code}):\n${result.stderr}`);
+    return result;
+  };
+
+  const pods = async (labelSelector: string) => (await core.listNamespacedPod({ namespace, labelSelector })).items;
+  const componentPods = (component: string) =>
+    pods(`app.kubernetes.io/instance=${RELEASE},app.kubernetes.io/component=${component}`);
+  const warmPods = () => pods(`${WORKER_SELECTOR},${driverLabels.state}=warm`);
+
+  /** What each pod of the namespace is doing, and the last log lines of those not ready: a timeout's message. */
+  async function podReport(): Promise<string> {
+    const lines: string[] = [];
+    for (const pod of (await core.listNamespacedPod({ namespace })).items) {
+      const name = pod.metadata!.name!;
+      const states = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])].map((c) => {
+        const state = c.state?.waiting
+          ? `waiting ${c.state.waiting.reason}: ${c.state.waiting.message ?? ''}`
+          : c.state?.terminated
+            ? `terminated ${c.state.terminated.reason} (${c.state.terminated.exitCode})`
+            : 'running';
+        return `${c.name} ${state}${c.ready ? ' ready' : ''} restarts=${c.restartCount}`;
+      });
+      lines.push(`${name}: ${pod.status?.phase} ${ready(pod) ? 'Ready' : 'not ready'}; ${states.join('; ')}`);
+      if (ready(pod)) continue;
+      for (const container of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) {
+        const log = await core
+          .readNamespacedPodLog({ name, namespace, container: container.name, tailLines: 15 })
+          .catch(() => '');
+        if (log) lines.push(`  ${container.name}: ${String(log).trim().split('\n').join('\n    ')}`);
+      }
+    }
+    return lines.join('\n');
+  }
+
+  /** Polls `probe` until it holds; fails after `timeoutMs` with what the pods are doing. */
+  async function until(what: string, probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await probe())) {
+      if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s\n${await podReport()}`);
+      await sleep(1000);
+    }
+  }
+
+  const serviceUrl = async (name: string, port: number) => {
+    const service = await core.readNamespacedService({ name: `${RELEASE}-${name}`, namespace });
+    return `http://${service.spec!.clusterIP}:${port}`;
+  };
+  const secretData = async (name: string) => {
+    const data = (await core.readNamespacedSecret({ name, namespace })).data ?? {};
+    return Object.fromEntries(Object.entries(data).map(([key, value]) => [key, Buffer.from(value, 'base64').toString('utf8')]));
+  };
+
+  /** Signs in through the web Service with the first admin's token from the Secret; the session's `me`. */
+  async function signIn(): Promise<unknown> {
+    const web = await serviceUrl('web', 3101);
+    const token = (await secretData(RELEASE))['admin-token']!;
+    const login = await fetch(`${web}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: ADMIN_EMAIL, password: token }),
+    });
+    expect([login.status, await login.text().then((t) => (login.status === 200 ? 'ok' : t))]).toEqual([200, 'ok']);
+    const cookie = login.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
+    const me = await fetch(`${web}/api/auth/me`, { headers: { cookie } });
+    expect(me.status).toBe(200);
+    return meViewSchema.parse(await me.json());
+  }
+
+  it('installs, and its api, web, postgres and redis pods and a warm worker pod become Ready', async () => {
+    await helmIn(['install', RELEASE, CHART, '--values', valuesFile]);
+    await until(
+      "the chart's pods Ready",
+      async () => {
+        for (const component of ['api', 'web', 'postgresql', 'redis']) {
+          const found = await componentPods(component);
+          if (found.length !== 1 || !ready(found[0]!)) return false;
+        }
+        return (await warmPods()).some(ready);
+      },
+      240_000,
+    );
+    // The warm pod is the API's, from the values the chart gave it.
+    const [warm] = (await warmPods()).filter(ready);
+    expect(warm!.spec!.containers[0]!.image).toBe(images.worker);
+    expect(warm!.metadata!.labels).toMatchObject({ [driverLabels.name]: WORKER_APP, [driverLabels.managedBy]: MANAGER });
+    // Postgres and Redis run as their images' users, on volumes of the local-path class.
+    const [postgres] = await componentPods('postgresql');
+    expect(postgres!.spec!.containers[0]!.image).toBe(images.postgres);
+    const claims = (await core.listNamespacedPersistentVolumeClaim({ namespace })).items;
+    const claim = (name: string) => claims.find((c) => c.metadata!.name === name);
+    for (const name of [`data-${RELEASE}-postgresql-0`, `data-${RELEASE}-redis-0`]) {
+      expect([name, claim(name)?.status?.phase, claim(name)?.spec?.storageClassName]).toEqual([name, 'Bound', 'local-path']);
+    }
+  }, 300_000);
+
+  it('serves the web app through its Service, the API ready behind it, and signs the first admin in', async () => {
+    const api = await serviceUrl('api', 3100);
+    const readiness = await fetch(`${api}/readyz`);
+    expect([readiness.status, ((await readiness.json()) as { status: string }).status]).toEqual([200, 'ready']);
+    const web = await serviceUrl('web', 3101);
+    const page = await fetch(`${web}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    // The web server passes /api through to the API: unsigned, it is refused there, not here.
+    const anonymous = await fetch(`${web}/api/auth/me`);
+    expect(anonymous.status).toBe(401);
+    const wrong = await fetch(`${web}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: ADMIN_EMAIL, password: 'not-the-token-'.padEnd(40, 'x') }),
+    });
+    expect(wrong.status).toBe(401);
+    const me = (await signIn()) as { user: { email: string; isAdmin: boolean }; workspaces: Array<{ name: string }> };
+    expect(me.user).toMatchObject({ email: ADMIN_EMAIL, isAdmin: true });
+    expect(me.workspaces.map((w) => w.name)).toContain('Home');
+  }, 60_000);
+
+  it("holds the chart's ServiceAccount to the pool driver's calls in its namespace: no Secrets, no other namespace", async () => {
+    const { status } = await core.createNamespacedServiceAccountToken({
+      name: `${RELEASE}-api`,
+      namespace,
+      // No audiences: the API server's own, as for a pod's token.
+      body: { spec: { audiences: [], expirationSeconds: 600 } },
+    });
+    const account = new KubeConfig();
+    account.loadFromOptions({
+      clusters: [{ name: 'node', server: admin.getCurrentCluster()!.server, skipTLSVerify: true }],
+      users: [{ name: 'chart', token: status!.token }],
+      contexts: [{ name: 'chart', cluster: 'node', user: 'chart', namespace }],
+      currentContext: 'chart',
+    });
+    const asChart = account.makeApiClient(CoreV1Api);
+    const leases = account.makeApiClient(CoordinationV1Api);
+    const probe = `lazyboy-rbac-${randomBytes(3).toString('hex')}`;
+    const pod = {
+      metadata: { name: probe },
+      spec: { containers: [{ name: 'pause', image: 'localhost/lazyboy/pause:1', imagePullPolicy: 'Never' }] },
+    };
+    const allowed = {
+      'list pods': await statusOf(asChart.listNamespacedPod({ namespace })),
+      'watch pods': await watchStatus(account, `/api/v1/namespaces/${namespace}/pods`),
+      // Authorisation comes before a dry run's admission: a refused create would be 403.
+      'create pods': await statusOf(asChart.createNamespacedPod({ namespace, body: pod, dryRun: 'All' })),
+      // Allowed to delete: the pod's absence is what answers (404), not a refusal (403).
+      'delete pods': await statusOf(asChart.deleteNamespacedPod({ name: probe, namespace })),
+      'create leases': await statusOf(
+        leases.createNamespacedLease({ namespace, body: { metadata: { name: probe }, spec: { holderIdentity: 'rbac-check' } } }),
+      ),
+      'delete leases': await statusOf(leases.deleteNamespacedLease({ name: probe, namespace })),
+      'list pvcs': await statusOf(asChart.listNamespacedPersistentVolumeClaim({ namespace })),
+    };
+    expect(allowed).toEqual({
+      'list pods': 200,
+      'watch pods': 200,
+      'create pods': 200,
+      'delete pods': 404,
+      'create leases': 200,
+      'delete leases': 200,
+      'list pvcs': 200,
+    });
+    const refused = {
+      'read the Secret': await statusOf(asChart.readNamespacedSecret({ name: RELEASE, namespace })),
+      'read the pool Secret': await statusOf(asChart.readNamespacedSecret({ name: `${RELEASE}-pool`, namespace })),
+      'list secrets': await statusOf(asChart.listNamespacedSecret({ namespace })),
+      'list pods in default': await statusOf(asChart.listNamespacedPod({ namespace: 'default' })),
+      'watch pods in kube-system': await watchStatus(account, '/api/v1/namespaces/kube-system/pods'),
+      'list pods everywhere': await statusOf(asChart.listPodForAllNamespaces()),
+      'list namespaces': await statusOf(asChart.listNamespace()),
+    };
+    expect(Object.values(refused).every((code) => code === 403) ? 'all refused' : refused).toBe('all refused');
+  }, 60_000);
+
+  it('upgrades with a changed value: every Secret kept as it was, the API pods rolled, the rest left alone', async () => {
+    const before = { main: await secretData(RELEASE), pool: await secretData(`${RELEASE}-pool`) };
+    const uid = async (component: string) => (await componentPods(component)).map((p) => p.metadata!.uid).sort();
+    const old = { api: await uid('api'), web: await uid('web'), postgresql: await uid('postgresql'), redis: await uid('redis') };
+    const upgraded = path.join(scratch, 'values-upgrade.json');
+    writeFileSync(upgraded, JSON.stringify({ ...values, api: { ...(values.api as object), logLevel: 'debug' } }));
+    await helmIn(['upgrade', RELEASE, CHART, '--values', upgraded]);
+
+    await until(
+      'the API rolled out',
+      async () => {
+        const deployment = await apps.readNamespacedDeployment({ name: `${RELEASE}-api`, namespace });
+        const current = await componentPods('api');
+        return (
+          (deployment.status?.observedGeneration ?? 0) >= (deployment.metadata?.generation ?? 1) &&
+          deployment.status?.updatedReplicas === 1 &&
+          current.length === 1 &&
+          ready(current[0]!) &&
+          !old.api.includes(current[0]!.metadata!.uid)
+        );
+      },
+      180_000,
+    );
+    const [api] = await componentPods('api');
+    expect(api!.spec!.containers[0]!.env!.find((e) => e.name === 'LAZYBOY_LOG_LEVEL')!.value).toBe('debug');
+    expect({ main: await secretData(RELEASE), pool: await secretData(`${RELEASE}-pool`) }).toEqual(before);
+    // Nothing else changed, so nothing else restarted: the databases kept their pods, and their data.
+    expect({ web: await uid('web'), postgresql: await uid('postgresql'), redis: await uid('redis') }).toEqual({
+      web: old.web,
+      postgresql: old.postgresql,
+      redis: old.redis,
+    });
+    expect(((await signIn()) as { user: { email: string } }).user.email).toBe(ADMIN_EMAIL);
+    await until('a warm worker pod Ready after the upgrade', async () => (await warmPods()).some(ready), 60_000);
+  }, 300_000);
+
+  it("uninstalls: the servers, Services and worker pods go; the Secrets, the databases' volumes and the homes stay", async () => {
+    // A computer's home, as the driver labels one (no computer ran here): the uninstall must leave it.
+    const home = `lazyboy-home-${randomBytes(6).toString('hex')}`;
+    await core.createNamespacedPersistentVolumeClaim({
+      namespace,
+      body: {
+        metadata: {
+          name: home,
+          labels: { [driverLabels.name]: WORKER_APP, [driverLabels.managedBy]: MANAGER, [driverLabels.state]: 'home' },
+        },
+        spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'local-path', resources: { requests: { storage: '1Gi' } } },
+      },
+    });
+    const warmClaims = async () =>
+      (
+        await core.listNamespacedPersistentVolumeClaim({
+          namespace,
+          labelSelector: `${WORKER_SELECTOR},${driverLabels.state}=warm`,
+        })
+      ).items;
+    expect((await warmClaims()).length).toBeGreaterThan(0);
+    const secrets = { main: await secretData(RELEASE), pool: await secretData(`${RELEASE}-pool`) };
+
+    // --wait: until the deleted objects are gone; the post-delete hook (the worker pods) runs after that.
+    await helmIn(['uninstall', RELEASE, '--wait', '--timeout', '4m'], 300_000);
+
+    const chart = `app.kubernetes.io/instance=${RELEASE}`;
+    const rbac = admin.makeApiClient(RbacAuthorizationV1Api);
+    const left = {
+      deployments: (await apps.listNamespacedDeployment({ namespace })).items.length,
+      statefulSets: (await apps.listNamespacedStatefulSet({ namespace })).items.length,
+      services: (await core.listNamespacedService({ namespace })).items.length,
+      configMaps: (await core.listNamespacedConfigMap({ namespace, labelSelector: chart })).items.length,
+      serviceAccounts: (await core.listNamespacedServiceAccount({ namespace, labelSelector: chart })).items.length,
+      roles: (await rbac.listNamespacedRole({ namespace })).items.length,
+      roleBindings: (await rbac.listNamespacedRoleBinding({ namespace })).items.length,
+      networkPolicies: (await admin.makeApiClient(NetworkingV1Api).listNamespacedNetworkPolicy({ namespace })).items.length,
+      // The hook's Job deletes itself once it succeeded.
+      jobs: (await admin.makeApiClient(BatchV1Api).listNamespacedJob({ namespace })).items.length,
+    };
+    expect(left).toEqual({
+      deployments: 0,
+      statefulSets: 0,
+      services: 0,
+      configMaps: 0,
+      serviceAccounts: 0,
+      roles: 0,
+      roleBindings: 0,
+      networkPolicies: 0,
+      jobs: 0,
+    });
+    // The worker pods, which the API made, and their unused volumes, by the hook; within their 10 s grace.
+    await until(
+      'the worker pods gone',
+      async () => (await pods(WORKER_SELECTOR)).length === 0 && (await componentPods('api')).length === 0,
+      60_000,
+    );
+    expect(await warmClaims()).toEqual([]);
+    expect((await helm.run(['list', '--namespace', namespace, '--all', '--short'], helmEnv)).stdout.trim()).toBe('');
+    // Kept: both Secrets as they were (resource-policy keep), the databases' volumes and the computer's home.
+    expect({ main: await secretData(RELEASE), pool: await secretData(`${RELEASE}-pool`) }).toEqual(secrets);
+    const claims = (await core.listNamespacedPersistentVolumeClaim({ namespace })).items.map((c) => c.metadata!.name).sort();
+    expect(claims).toEqual([`data-${RELEASE}-postgresql-0`, `data-${RELEASE}-redis-0`, home].sort());
+  }, 360_000);
+});
