@@ -24,6 +24,7 @@ import {
   WORKER_APP,
   WORKER_SELECTOR,
 } from '../../apps/api/src/computers/kubernetes/worker-pods.js';
+import { until } from '../support/index.js';
 import { CHART, startHelm, type Helm } from './chart-harness.js';
 
 // helm/lazyboy installed for real on the project's one-node Kubernetes (scripts/k8s-node), with the five
@@ -39,8 +40,6 @@ type ImageName = (typeof IMAGES)[number];
 const ADMIN_EMAIL = 'admin@install.test';
 /** The node's pod and service ranges (scripts/k8s-node/node-up.sh, 10-bridge.conflist). */
 const NODE_CIDRS = ['10.88.0.0/24', '10.0.0.0/24'];
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The node and the images loaded into it: the one `./lazyboy test` brought up, or one test-node.sh brings up. */
 async function testNode(): Promise<{ kubeconfig: string; images: Record<ImageName, string>; startedHere: boolean }> {
@@ -220,12 +219,12 @@ describe('helm/lazyboy on a real Kubernetes node', () => {
     return lines.join('\n');
   }
 
-  /** Polls `probe` until it holds; fails after `timeoutMs` with what the pods are doing. */
-  async function until(what: string, probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await probe())) {
-      if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s\n${await podReport()}`);
-      await sleep(1000);
+  /** Polls `probe` every second until it holds; a timeout's message says what the pods are doing. */
+  async function untilHolds(what: string, probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+    try {
+      await until(what, probe, { timeoutMs, everyMs: 1000 });
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\n${await podReport()}`, { cause: error });
     }
   }
 
@@ -259,7 +258,7 @@ describe('helm/lazyboy on a real Kubernetes node', () => {
 
   it('installs, and its api, web, postgres and redis pods and a warm worker pod become Ready', async () => {
     await helmIn(['install', RELEASE, CHART, '--values', valuesFile]);
-    await until(
+    await untilHolds(
       "the chart's pods Ready",
       async () => {
         for (const component of ['api', 'web', 'postgresql', 'redis']) {
@@ -369,7 +368,7 @@ describe('helm/lazyboy on a real Kubernetes node', () => {
     writeFileSync(upgraded, JSON.stringify({ ...values, api: { ...(values.api as object), logLevel: 'debug' } }));
     await helmIn(['upgrade', RELEASE, CHART, '--values', upgraded]);
 
-    await until(
+    await untilHolds(
       'the API rolled out',
       async () => {
         const deployment = await apps.readNamespacedDeployment({ name: `${RELEASE}-api`, namespace });
@@ -394,7 +393,7 @@ describe('helm/lazyboy on a real Kubernetes node', () => {
       redis: old.redis,
     });
     expect(((await signIn()) as { user: { email: string } }).user.email).toBe(ADMIN_EMAIL);
-    await until('a warm worker pod Ready after the upgrade', async () => (await warmPods()).some(ready), 60_000);
+    await untilHolds('a warm worker pod Ready after the upgrade', async () => (await warmPods()).some(ready), 60_000);
   }, 300_000);
 
   it("uninstalls: the servers, Services and worker pods go; the Secrets, the databases' volumes and the homes stay", async () => {
@@ -449,7 +448,7 @@ describe('helm/lazyboy on a real Kubernetes node', () => {
       jobs: 0,
     });
     // The worker pods, which the API made, and their unused volumes, by the hook; within their 10 s grace.
-    await until(
+    await untilHolds(
       'the worker pods gone',
       async () => (await pods(WORKER_SELECTOR)).length === 0 && (await componentPods('api')).length === 0,
       60_000,
