@@ -6,8 +6,8 @@ import { describePoolDriverConformance } from '../pool-driver.conformance.js';
 import type { PoolDriver } from '../pool-driver.js';
 import { isNotFound } from './api-errors.js';
 import type { KubernetesPoolDriver } from './kubernetes-pool-driver.js';
-import { describeKubernetesFaults } from './kubernetes-faults.js';
-import { describeKubernetesPoolPaths } from './kubernetes-pool-paths.js';
+import { describeKubernetesFaults } from './kubernetes-faults.cases.js';
+import { describeKubernetesPoolPaths } from './kubernetes-pool-paths.cases.js';
 import { containersEnded } from './worker-pods.js';
 
 // The cluster driver on a real one-node Kubernetes (scripts/k8s-node): worker pods of the image
