@@ -306,12 +306,15 @@ export function describePoolDriverConformance(name: string, harness: PoolDriverH
         bindExpiresAt: null,
         errorMessage: expect.stringMatching(/went away/),
       });
-      expect(
+      // Published after the row is written (a read of it, then the event): waited for, not assumed.
+      await until('the stopped computer to be published', async () =>
         a.publisher.events.some(
           (e) =>
             e.event.type === 'computer.updated' && e.event.computer.id === computer.id && e.event.computer.state === 'stopped',
-        ),
-      ).toBe(true);
+        )
+          ? true
+          : undefined,
+      );
       // A call still holding the old binding hears that the computer went away, not a bare network error.
       const late = await refusal(a.service.workerClient(first.binding).call(workerRoutes.listScreens, {}));
       expect(late.code).toBe('COMPUTER_LOST');
