@@ -67,6 +67,23 @@ interface Figures {
   memoryWithScreen: number;
 }
 
+/** BINDS computers given a worker one after another, each timed to its first command and its first screen. */
+async function binds(driver: PoolDriver, before?: () => Promise<void>): Promise<Pick<Figures, 'bindToFirst' | 'bindToScreen'>> {
+  const bindToFirst: number[] = [];
+  const bindToScreen: number[] = [];
+  for (let i = 0; i < BINDS; i++) {
+    await before?.();
+    const t0 = performance.now();
+    const binding = await driver.provision(spec());
+    await firstCommand(binding);
+    bindToFirst.push(performance.now() - t0);
+    await firstScreen(binding);
+    bindToScreen.push(performance.now() - t0);
+    await driver.stop(binding);
+  }
+  return { bindToFirst, bindToScreen };
+}
+
 /** Boots and stops CHURN computers, CHURN_PARALLEL at a time; every boot is timed to its first command. */
 async function churn(driver: PoolDriver): Promise<Pick<Figures, 'churnWallMs' | 'churnBoots' | 'churnFailures'>> {
   const boots: number[] = [];
@@ -89,7 +106,12 @@ async function churn(driver: PoolDriver): Promise<Pick<Figures, 'churnWallMs' | 
     }
   };
   await Promise.all(Array.from({ length: CHURN_PARALLEL }, lane));
-  return { churnWallMs: performance.now() - started, churnBoots: boots, churnFailures: failures };
+  const churnWallMs = performance.now() - started;
+  console.log(
+    `  churn: ${CHURN} computers booted and stopped, ${CHURN_PARALLEL} at a time, in ${(churnWallMs / 1000).toFixed(1)} s; ` +
+      `boot → first command ${spread(boots)}; ${failures} failed`,
+  );
+  return { churnWallMs, churnBoots: boots, churnFailures: failures };
 }
 
 // ------------------------------------------------------------------------------------------ kubernetes
@@ -122,18 +144,8 @@ async function kubernetesFigures(): Promise<Figures & { coldNewHome: number[]; c
   try {
     console.log(`kubernetes (namespace ${k8s.namespace}, image ${k8s.workerImage})`);
     const warm = driver(1, 'warm');
-    const bindToFirst: number[] = [];
-    const bindToScreen: number[] = [];
-    for (let i = 0; i < BINDS; i++) {
-      await warm.warmUp(); // a ready pod waits, as it would for a user's first message
-      const t0 = performance.now();
-      const binding = await warm.provision(spec());
-      await firstCommand(binding);
-      bindToFirst.push(performance.now() - t0);
-      await firstScreen(binding);
-      bindToScreen.push(performance.now() - t0);
-      await warm.stop(binding);
-    }
+    // A ready pod waits before each bind, as it would for a user's first message.
+    const { bindToFirst, bindToScreen } = await binds(warm, () => warm.warmUp());
     console.log(`  warm bind → first command: ${spread(bindToFirst)}`);
     console.log(`  warm bind → first screen up: ${spread(bindToScreen)}`);
 
@@ -173,10 +185,6 @@ async function kubernetesFigures(): Promise<Figures & { coldNewHome: number[]; c
     const churning = driver(1, 'churn');
     await churning.warmUp();
     const churned = await churn(churning);
-    console.log(
-      `  churn: ${CHURN} computers booted and stopped, ${CHURN_PARALLEL} at a time, in ${(churned.churnWallMs / 1000).toFixed(1)} s; ` +
-        `boot → first command ${spread(churned.churnBoots)}; ${churned.churnFailures} failed`,
-    );
     const left = await k8s.core.listNamespacedPod({ namespace: k8s.namespace, labelSelector: 'lazyboy.dev/state=bound' });
     console.log(`  bound pods left after churn: ${left.items.filter((p) => !p.metadata?.deletionTimestamp).length}`);
     return { bindToFirst, bindToScreen, memoryWithScreen, coldNewHome, coldHome, warmPodMemory, ...churned };
@@ -228,17 +236,7 @@ async function localFigures(): Promise<Figures> {
   });
   try {
     console.log('local (worker processes on this host)');
-    const bindToFirst: number[] = [];
-    const bindToScreen: number[] = [];
-    for (let i = 0; i < BINDS; i++) {
-      const t0 = performance.now();
-      const binding = await driver.provision(spec());
-      await firstCommand(binding);
-      bindToFirst.push(performance.now() - t0);
-      await firstScreen(binding);
-      bindToScreen.push(performance.now() - t0);
-      await driver.stop(binding);
-    }
+    const { bindToFirst, bindToScreen } = await binds(driver);
     console.log(`  boot → first command: ${spread(bindToFirst)}`);
     console.log(`  boot → first screen up: ${spread(bindToScreen)}`);
 
@@ -251,10 +249,6 @@ async function localFigures(): Promise<Figures> {
     await driver.stop(kept);
 
     const churned = await churn(driver);
-    console.log(
-      `  churn: ${CHURN} computers booted and stopped, ${CHURN_PARALLEL} at a time, in ${(churned.churnWallMs / 1000).toFixed(1)} s; ` +
-        `boot → first command ${spread(churned.churnBoots)}; ${churned.churnFailures} failed`,
-    );
     return { bindToFirst, bindToScreen, memoryWithScreen, ...churned };
   } finally {
     await driver.shutdown();

@@ -31,3 +31,18 @@ debian_mirror() {
   [ -n "$mirror" ] || return 1
   echo "$mirror"
 }
+
+# Downloads Debian's source package <package>[=<version>] of <suite> from that mirror into <dir> (which
+# exists), with apt state of its own under <dir>/.apt: the machine's apt lists and sources stay as they are.
+debian_source() {
+  local suite=$1 package=$2 dir=$3 mirror
+  mirror=$(debian_mirror) || { printf 'no Debian mirror found in the apt configuration\n' >&2; return 1; }
+  # apt's download user must reach it.
+  chmod 755 "$dir"
+  mkdir -p "$dir/.apt/lists/partial" "$dir/.apt/cache/archives/partial"
+  echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $suite main" >"$dir/.apt/sources.list"
+  local apt_src=(-o APT::Sandbox::User=root -o Dir::Etc::SourceList="$dir/.apt/sources.list"
+    -o Dir::Etc::SourceParts=/nonexistent -o Dir::State::Lists="$dir/.apt/lists" -o Dir::Cache="$dir/.apt/cache")
+  apt-get "${apt_src[@]}" update -qq
+  (cd "$dir" && apt-get "${apt_src[@]}" source --download-only "$package" >/dev/null)
+}

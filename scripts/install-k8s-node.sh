@@ -39,24 +39,10 @@ if [ -f "$CACHE/current" ]; then
   fi
 fi
 
-mirror=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
-if [ -z "$mirror" ]; then
-  mirror=$(awk '$1 == "deb" && $0 !~ /security/ {for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) {print $i; exit}}' \
-    /etc/apt/sources.list 2>/dev/null || true)
-fi
-[ -n "$mirror" ] || { log "no Debian mirror found in the apt configuration"; exit 1; }
-
 work=$(mktemp -d /var/tmp/lazyboy-k8s-build.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-# apt's download user must reach it.
-chmod 755 "$work"
-mkdir -p "$work/lists/partial" "$work/cache/archives/partial"
-echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror bookworm main" >"$work/sources.list"
-apt_src=(-o APT::Sandbox::User=root -o Dir::Etc::SourceList="$work/sources.list" -o Dir::Etc::SourceParts=/nonexistent
-  -o Dir::State::Lists="$work/lists" -o Dir::Cache="$work/cache")
 log "fetching Debian's kubernetes $KUBE_VERSION source package"
-apt-get "${apt_src[@]}" update -qq
-(cd "$work" && apt-get "${apt_src[@]}" source --download-only "kubernetes" >/dev/null)
+debian_source bookworm kubernetes "$work"
 orig=$(ls "$work"/kubernetes_*.orig.tar.* | head -1)
 # The vendored reflect2 (1.0.1) reads Go's map internals as they were before Go 1.18: built with bookworm's Go
 # 1.19, the API server dies with SIGSEGV in mapiterinit on its first watch of a map-valued field. Debian's

@@ -20,20 +20,9 @@ fi
 
 if [ ! -f "$PG_LIB/vector.so" ]; then
   log "building pgvector $PGVECTOR_VERSION from Debian's source package"
-  mirror=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
-  if [ -z "$mirror" ]; then
-    mirror=$(awk '$1 == "deb" && $0 !~ /security/ {for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) {print $i; exit}}' \
-      /etc/apt/sources.list 2>/dev/null || true)
-  fi
-  [ -n "$mirror" ] || { log "no Debian mirror found in the apt configuration"; exit 1; }
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
-  mkdir -p "$work/lists/partial" "$work/cache/archives/partial"
-  echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror trixie main" >"$work/sources.list"
-  apt_src=(-o Dir::Etc::SourceList="$work/sources.list" -o Dir::Etc::SourceParts=/nonexistent
-    -o Dir::State::Lists="$work/lists" -o Dir::Cache="$work/cache")
-  apt-get "${apt_src[@]}" update -qq
-  (cd "$work" && apt-get "${apt_src[@]}" source --download-only "pgvector=$PGVECTOR_VERSION" >/dev/null)
+  debian_source trixie "pgvector=$PGVECTOR_VERSION" "$work"
   (cd "$work" && dpkg-source -x pgvector_*.dsc src >/dev/null)
   make -C "$work/src" PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config OPTFLAGS="" >/dev/null
   make -C "$work/src" PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config install >/dev/null

@@ -20,18 +20,10 @@ key=$( (echo "$PGVECTOR_VERSION"; "$PG_CONFIG" --version; gcc --version | head -
 out=$CACHE/$PGVECTOR_VERSION-$key
 if [ ! -f "$out/usr/lib/postgresql/15/lib/vector.so" ]; then
   log "building pgvector $PGVECTOR_VERSION from Debian's source package"
-  mirror=$(debian_mirror) || { log "no Debian mirror found in the apt configuration"; exit 1; }
   mkdir -p "$CACHE"
   work=$(mktemp -d "$CACHE/.build.XXXXXX")
   trap 'rm -rf "$work"' EXIT
-  # apt's download user must reach it.
-  chmod 755 "$work"
-  mkdir -p "$work/lists/partial" "$work/cache/archives/partial"
-  echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror trixie main" >"$work/sources.list"
-  apt_src=(-o APT::Sandbox::User=root -o Dir::Etc::SourceList="$work/sources.list" -o Dir::Etc::SourceParts=/nonexistent
-    -o Dir::State::Lists="$work/lists" -o Dir::Cache="$work/cache")
-  apt-get "${apt_src[@]}" update -qq
-  (cd "$work" && apt-get "${apt_src[@]}" source --download-only "pgvector=$PGVECTOR_VERSION" >/dev/null)
+  debian_source trixie "pgvector=$PGVECTOR_VERSION" "$work"
   # The keyring of Debian's uploaders is not installed; apt checked the files against the signed Sources index.
   (cd "$work" && dpkg-source --no-check -x pgvector_*.dsc src >/dev/null 2>&1)
   # with_llvm=no: no JIT bitcode (the image leaves LLVM out, postgres-rootfs.sh).
