@@ -18,20 +18,27 @@ import {
 } from '@kubernetes/client-node';
 import { meViewSchema } from '@lazyboy/contracts';
 import { repoRoot } from '@lazyboy/localstack';
+import { ScriptedModelServer } from '@lazyboy/model';
+import type { Browser, Page } from 'playwright-core';
+import { leaseName } from '../../apps/api/src/computers/kubernetes/computer-leases.js';
 import {
   labels as driverLabels,
   MANAGER,
   WORKER_APP,
   WORKER_SELECTOR,
 } from '../../apps/api/src/computers/kubernetes/worker-pods.js';
+import { launchChromium } from '../support/browser.js';
 import { until } from '../support/index.js';
+import { agentScript, LONG_JOB, LOST, PRESSED, startButtonPage, type ButtonPage } from './agent-on-the-cluster.js';
 import { CHART, startHelm, type Helm } from './chart-harness.js';
 
 // helm/lazyboy installed for real on the project's one-node Kubernetes (scripts/k8s-node), with the five
 // images build.sh makes (imported into the node's containerd by test-node.sh): install, the pods Ready, the
 // web app and the first admin's sign-in reached from the host through the Services, the chart's
-// ServiceAccount token held to its Role, an upgrade that keeps the Secrets and rolls what changed, and an
-// uninstall that leaves exactly what it says it leaves. One namespace of its own, deleted at the end.
+// ServiceAccount token held to its Role, a person in a real Chromium at the web Service's node port asking
+// an agent to press a page's button (a warm worker pod binds; the click lands; a pod deleted under a run),
+// an upgrade that keeps the Secrets and rolls what changed, and an uninstall that leaves exactly what it
+// says it leaves. One namespace of its own, deleted at the end.
 
 const run = promisify(execFile);
 const RELEASE = 'lazyboy';
@@ -40,6 +47,9 @@ type ImageName = (typeof IMAGES)[number];
 const ADMIN_EMAIL = 'admin@install.test';
 /** The node's pod and service ranges (scripts/k8s-node/node-up.sh, 10-bridge.conflist). */
 const NODE_CIDRS = ['10.88.0.0/24', '10.0.0.0/24'];
+/** The node's address, where its node ports are, and the host's end of the link to it (node-up.sh). */
+const NODE_IP = '10.99.0.1';
+const HOST_IP = '10.99.0.254';
 
 /** The node and the images loaded into it: the one `./lazyboy test` brought up, or one test-node.sh brings up. */
 async function testNode(): Promise<{ kubeconfig: string; images: Record<ImageName, string>; startedHere: boolean }> {
@@ -135,6 +145,9 @@ describe('helm/lazyboy on a real Kubernetes node', () => {
   const namespace = `lazyboy-install-${randomBytes(4).toString('hex')}`;
   let values: Record<string, unknown>;
   let valuesFile: string;
+  let site: ButtonPage;
+  let model: ScriptedModelServer;
+  let browser: Browser;
 
   beforeAll(async () => {
     const node = await testNode();
@@ -148,6 +161,9 @@ describe('helm/lazyboy on a real Kubernetes node', () => {
     helmEnv = { KUBECONFIG: node.kubeconfig };
     scratch = mkdtempSync(path.join(os.tmpdir(), 'lazyboy-install-'));
     await core.createNamespace({ body: { metadata: { name: namespace } } });
+    site = await startButtonPage(HOST_IP);
+    model = await new ScriptedModelServer({ host: HOST_IP, script: agentScript(() => site.url) }).start();
+    browser = await launchChromium();
     // Fit for this node: the images loaded into it, its storage class, no cluster DNS, small requests.
     const small = { requests: { cpu: '25m', memory: '64Mi' }, limits: { memory: '1Gi' } };
     values = {
@@ -155,9 +171,14 @@ describe('helm/lazyboy on a real Kubernetes node', () => {
       clusterCidrs: NODE_CIDRS,
       admin: { email: ADMIN_EMAIL },
       api: { image: imageValues(images.api), resources: small },
-      web: { image: imageValues(images.web), resources: small },
+      // A node port: the person's browser comes from outside the cluster, as on a home server without an ingress.
+      web: { image: imageValues(images.web), resources: small, service: { type: 'NodePort' } },
+      // The host's model (the scripted one), serving the first admin's workspace.
+      model: { provider: 'openai-chat', name: model.model, baseUrl: model.url },
       worker: {
         image: imageValues(images.worker),
+        // The page is on the host's end of the link to the node, a private address.
+        egress: { privateNetworks: 'allow' },
         warmPods: 1,
         cpus: 1,
         memoryMb: 1024,
@@ -179,6 +200,9 @@ describe('helm/lazyboy on a real Kubernetes node', () => {
     // Everything the test made is in its namespace (the release's record too: Helm keeps it in Secrets there).
     await core?.deleteNamespace({ name: namespace }).catch(() => undefined);
     helm?.close();
+    await browser?.close();
+    await model?.close();
+    await site?.close();
     if (scratch) rmSync(scratch, { recursive: true, force: true });
     if (startedHere) await run('bash', [path.join(repoRoot, 'scripts/k8s-node/node-down.sh')], { timeout: 120_000 });
   }, 180_000);
@@ -305,6 +329,90 @@ describe('helm/lazyboy on a real Kubernetes node', () => {
     expect(me.workspaces.map((w) => w.name)).toContain('Home');
   }, 60_000);
 
+  /** The page a person keeps open through the agent's tests: the web app at the web Service's node port. */
+  let person: Page;
+  const assistantSaid = (text: string) =>
+    person.locator('[data-testid="message"][data-role="assistant"]').filter({ hasText: text });
+  const boundPods = () => pods(`${WORKER_SELECTOR},${driverLabels.state}=bound`);
+  /** The Lease of `computerId`'s binding: its holder (an API pod) and the bind fence it carries. */
+  async function bindingLease(computerId: string): Promise<{ holder: string; bindFence: string }> {
+    const lease = await admin.makeApiClient(CoordinationV1Api).readNamespacedLease({ name: leaseName(computerId), namespace });
+    return { holder: lease.spec!.holderIdentity!, bindFence: lease.metadata!.annotations!['lazyboy.dev/bind-fence']! };
+  }
+
+  it('through the web app at its node port a person asks an agent to press a button: a warm pod binds, the click lands, the answer and the live screen show', async () => {
+    const web = await core.readNamespacedService({ name: `${RELEASE}-web`, namespace });
+    const nodePort = web.spec!.ports!.find((p) => p.port === 3101)!.nodePort!;
+    const warmBefore = (await warmPods()).filter(ready).map((p) => p.metadata!.name!);
+    expect(warmBefore).toHaveLength(1);
+    expect(await boundPods()).toEqual([]);
+
+    const context = await browser.newContext({ baseURL: `http://${NODE_IP}:${nodePort}` });
+    person = await context.newPage();
+    await person.goto('/');
+    await person.waitForURL('**/login');
+    await person.getByTestId('login-email').fill(ADMIN_EMAIL);
+    await person.getByTestId('login-password').fill((await secretData(RELEASE))['admin-token']!);
+    await person.getByTestId('login-submit').click();
+    await person.waitForURL((url) => !url.pathname.startsWith('/login'));
+    await person.getByTestId('new-agent-button').click();
+    await person.getByTestId('new-agent-name').fill('Ada');
+    await person.getByTestId('new-agent-submit').click();
+    await person.waitForURL('**/agents/**');
+    await person.getByTestId('composer').fill('Press the button on the test page');
+    await person.getByTestId('composer').press('Enter');
+    // A warm pod is bound at once; the page, the click and the report come through the pod's Chromium.
+    await assistantSaid(PRESSED).waitFor({ timeout: 120_000 });
+    expect(site.clicks()).toBe(1);
+
+    const bound = await boundPods();
+    expect(bound.map((p) => p.metadata!.name)).toEqual(warmBefore);
+    const computerId = bound[0]!.metadata!.labels![driverLabels.computer]!;
+    const [api] = await componentPods('api');
+    expect(await bindingLease(computerId)).toEqual({ holder: api!.metadata!.name, bindFence: expect.stringMatching(/^\d+$/) });
+    // The pool is refilled behind it.
+    await untilHolds(
+      'a new warm pod Ready',
+      async () => (await warmPods()).some((p) => ready(p) && !warmBefore.includes(p.metadata!.name!)),
+      120_000,
+    );
+    // The live screen: VNC from the pod through the web server's proxy to the page.
+    await person.getByTestId('computer-toggle').click();
+    await person.locator('[data-testid="computer-panel"][data-first-frame="true"]').waitFor({ timeout: 60_000 });
+    await person.getByTestId('computer-toggle').click();
+    await person.getByTestId('computer-panel').waitFor({ state: 'detached' });
+  }, 300_000);
+
+  it('deletes the worker pod under a running command: the run ends saying so, and the next message binds a new pod and works', async () => {
+    const [before] = await boundPods();
+    const computerId = before!.metadata!.labels![driverLabels.computer]!;
+    const fenceBefore = BigInt((await bindingLease(computerId)).bindFence);
+    const runs = model.requests.length;
+    await person.getByTestId('composer').fill('Run the long job');
+    await person.getByTestId('composer').press('Enter');
+    // The shell is at work on the pod (the busy line says what it runs); then the pod is deleted under it.
+    await person.getByTestId('busy-line').filter({ hasText: LONG_JOB }).waitFor({ timeout: 60_000 });
+    await core.deleteNamespacedPod({ name: before!.metadata!.name!, namespace, gracePeriodSeconds: 0 });
+    await assistantSaid(LOST).waitFor({ timeout: 90_000 });
+    // What the model was told: the computer went away under the call, whose outcome is unknown.
+    const told = model.requests.slice(runs).map((r) => JSON.stringify(r.messages.at(-1)));
+    expect(told.some((m) => m.includes('went away while this call ran'))).toBe(true);
+    await expect(person.getByTestId('busy-line').count()).resolves.toBe(0);
+
+    await person.getByTestId('composer').fill('Press the button on the test page once more');
+    await person.getByTestId('composer').press('Enter');
+    await until('a second report', async () => (await assistantSaid(PRESSED).count()) === 2, {
+      timeoutMs: 180_000,
+      everyMs: 500,
+    });
+    expect(site.clicks()).toBe(2);
+    const after = await boundPods();
+    expect(after).toHaveLength(1);
+    expect(after[0]!.metadata!.name).not.toBe(before!.metadata!.name);
+    expect(after[0]!.metadata!.labels![driverLabels.computer]).toBe(computerId);
+    expect(BigInt((await bindingLease(computerId)).bindFence)).toBeGreaterThan(fenceBefore);
+  }, 360_000);
+
   it("holds the chart's ServiceAccount to the pool driver's calls in its namespace: no Secrets, no other namespace", async () => {
     const { status } = await core.createNamespacedServiceAccountToken({
       name: `${RELEASE}-api`,
@@ -397,7 +505,7 @@ describe('helm/lazyboy on a real Kubernetes node', () => {
   }, 300_000);
 
   it("uninstalls: the servers, Services and worker pods go; the Secrets, the databases' volumes and the homes stay", async () => {
-    // A computer's home, as the driver labels one (no computer ran here): the uninstall must leave it.
+    // A computer's home as the driver labels one, beside the agent's: the uninstall must leave both.
     const home = `lazyboy-home-${randomBytes(6).toString('hex')}`;
     await core.createNamespacedPersistentVolumeClaim({
       namespace,
@@ -417,6 +525,14 @@ describe('helm/lazyboy on a real Kubernetes node', () => {
         })
       ).items;
     expect((await warmClaims()).length).toBeGreaterThan(0);
+    // The agent's computer has one too, from the warm pod it bound.
+    const homes = (
+      await core.listNamespacedPersistentVolumeClaim({
+        namespace,
+        labelSelector: `${WORKER_SELECTOR},${driverLabels.state}=home`,
+      })
+    ).items.map((c) => c.metadata!.name!);
+    expect(homes).toHaveLength(2);
     const secrets = { main: await secretData(RELEASE), pool: await secretData(`${RELEASE}-pool`) };
 
     // --wait: until the deleted objects are gone; the post-delete hook (the worker pods) runs after that.
@@ -458,6 +574,6 @@ describe('helm/lazyboy on a real Kubernetes node', () => {
     // Kept: both Secrets as they were (resource-policy keep), the databases' volumes and the computer's home.
     expect({ main: await secretData(RELEASE), pool: await secretData(`${RELEASE}-pool`) }).toEqual(secrets);
     const claims = (await core.listNamespacedPersistentVolumeClaim({ namespace })).items.map((c) => c.metadata!.name).sort();
-    expect(claims).toEqual([`data-${RELEASE}-postgresql-0`, `data-${RELEASE}-redis-0`, home].sort());
+    expect(claims).toEqual([`data-${RELEASE}-postgresql-0`, `data-${RELEASE}-redis-0`, ...homes].sort());
   }, 360_000);
 });

@@ -10,7 +10,8 @@ import type { ComputerSpec, WorkerBinding } from '../pool-driver.js';
 import { WorkerClient } from '../worker-client.js';
 import { leaseName } from './computer-leases.js';
 import type { KubernetesPoolDriver } from './kubernetes-pool-driver.js';
-import { labels, WORKER_PORT, WORKER_SELECTOR } from './worker-pods.js';
+import { labels, podReady, WORKER_PORT, WORKER_SELECTOR } from './worker-pods.js';
+import { until } from '../../../../../test/support/index.js';
 
 // What only the cluster driver does, on a real one-node Kubernetes: the two ways a computer gets a pod (a
 // warm one for a computer without a home, a cold start on its volume otherwise), the pod it makes, the
@@ -97,9 +98,15 @@ export function describeKubernetesPoolPaths(): void {
       expect(lease.spec?.holderIdentity).toBe('paths-1');
       expect(lease.metadata?.annotations?.['lazyboy.dev/bind-fence']).toBe('1');
 
-      // The pool refills in the background: another pod, ready and nobody's.
-      await pool.warmUp();
-      const refilled = await pods(`${labels.state}=warm`);
+      // The pool refills in the background, by itself: another pod, ready and nobody's.
+      const refilled = await until(
+        'the warm pool refilled',
+        async () => {
+          const now = await pods(`${labels.state}=warm`);
+          return now.length > 0 && now.every(podReady) && now;
+        },
+        { timeoutMs: 120_000, everyMs: 500 },
+      );
       expect(refilled.map((p) => p.metadata!.name)).not.toContain(warm!.metadata!.name);
       expect(refilled).toHaveLength(1);
 

@@ -64,7 +64,12 @@ export class WarmPool {
           },
           setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
         );
-        this.refillSoon();
+        // Until the patch's event reaches the watch, its cache still shows this pod warm, and a refill
+        // counting then would find the pool full: refill once the cache has caught up (or waited enough).
+        void this.watch
+          .until(nameOf(pod), (p) => p.metadata?.labels?.[labels.state] !== 'warm', CACHE_WAIT_MS)
+          .catch(() => undefined)
+          .then(() => this.refillSoon());
         return { pod: taken, claimName };
       } catch (error) {
         if (isConflict(error) || isNotFound(error)) continue; // taken (or gone) meanwhile: the next one

@@ -1,0 +1,80 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ReceivedRequest, Turn } from '@lazyboy/model';
+import { contentText, lastPersonText, lastToolText } from '../support/index.js';
+
+// What an agent on the installed chart talks to and works on, served from the host the node runs on: the
+// scripted model (the API pod reaches it, as it would a LAN's model server) and a page with a button whose
+// click the server counts (the worker pod's Chromium opens it). Both listen on the host's end of the link
+// to the node, the one host address pods can reach (loopback is each pod's own).
+
+export interface ButtonPage {
+  url: string;
+  clicks(): number;
+  close(): Promise<void>;
+}
+
+/** A page with a "Press me" button on `host`; its click fetches /clicked, which the server counts. */
+export async function startButtonPage(host: string): Promise<ButtonPage> {
+  let clicks = 0;
+  const server = http.createServer((req, res) => {
+    if (req.url === '/clicked') {
+      clicks++;
+      res.end('ok');
+      return;
+    }
+    res.setHeader('content-type', 'text/html');
+    res.end(`<!doctype html><title>Button test</title><h1 id="status">Waiting</h1>
+<button onclick="fetch('/clicked').then(() => { document.getElementById('status').textContent = 'Pressed!'; })">Press me</button>`);
+  });
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  return {
+    url: `http://${host}:${(server.address() as AddressInfo).port}/`,
+    clicks: () => clicks,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+const call = (name: string, args: Record<string, unknown>) => ({ name, arguments: args });
+
+export const PRESSED = 'I pressed the button: the page says Pressed!';
+export const LOST = 'My computer went away while the job ran, so it did not finish. Ask again and I start it afresh.';
+/** What the long job runs: in flight for as long as the shell tool waits before moving it to the background. */
+export const LONG_JOB = 'sleep 600';
+
+/**
+ * The model: "Press the button" opens the page, clicks its button once and reports what the page says;
+ * "Run the long job" starts a shell command that runs for minutes and, told that the computer went away
+ * under it, says so.
+ */
+export function agentScript(page: () => string): (request: ReceivedRequest) => Turn {
+  return (request) => {
+    const asked = lastPersonText(request);
+    const tool = lastToolText(request);
+    if (asked.startsWith('Press the button')) {
+      if (!tool) return { toolCalls: [call('browser', { action: 'navigate', url: page() })] };
+      if (tool.includes('Pressed!')) return { toolCalls: [call('report_done', { summary: PRESSED })] };
+      // The page updates once its request returns: having clicked in this run, look again, not click twice.
+      const since = request.messages.slice(
+        request.messages.findLastIndex((m) => m.role === 'user' && contentText(m.content) === asked),
+      );
+      const clicked = since.some(
+        (m) => m.role === 'assistant' && (m.toolCalls ?? []).some((c) => c.arguments.includes('"click"')),
+      );
+      if (clicked) return { toolCalls: [call('browser', { action: 'observe' })] };
+      const button = /\[(\d+)\] button "Press me"/.exec(tool);
+      if (button) return { toolCalls: [call('browser', { action: 'click', element: Number(button[1]) })] };
+      return { toolCalls: [call('report_blocked', { reason: `unexpected page: ${tool.slice(0, 300)}` })] };
+    }
+    if (asked.startsWith('Run the long job')) {
+      if (!tool) return { toolCalls: [call('shell', { command: LONG_JOB })] };
+      if (tool.includes('went away')) return { text: LOST };
+      return { toolCalls: [call('report_blocked', { reason: `unexpected result: ${tool.slice(0, 300)}` })] };
+    }
+    return { text: `I cannot do "${asked}".` };
+  };
+}
