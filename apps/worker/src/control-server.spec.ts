@@ -66,4 +66,16 @@ describe('worker control server', () => {
     expect(res.status).toBe(409);
     expect(await res.json()).toMatchObject({ error: { code: 'ALREADY_ASSIGNED', details: { computerId: 'team-1' } } });
   });
+
+  it('refuses to be released: only a pool worker lets its computer go (this one is stopped instead)', async () => {
+    const res = await fetch(`${base}/computer/release`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(res.status).toBe(409);
+    expect(await res.json()).toMatchObject({ error: { code: 'NOT_A_POOL_WORKER' } });
+    // Still serving its computer.
+    expect((await fetch(`${base}/screens`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+  });
 });

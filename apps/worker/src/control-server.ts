@@ -21,6 +21,8 @@ export interface ControlServerDeps {
   /** The computer's screens; created (and finally stopped) by whoever owns the process. */
   screens: ScreenManager;
   log?: (line: string) => void;
+  /** A pool worker's: the computer's release route lets it go (see ControlDispatch). */
+  release?: () => void;
 }
 
 /**
@@ -45,6 +47,7 @@ export class ControlServer {
       token: config.LAZYBOY_CONTROL_TOKEN,
       router: this.router,
       log: this.log,
+      ...(deps.release ? { release: deps.release } : {}),
     });
     this.ctx = {
       computerId: config.LAZYBOY_COMPUTER_ID,

@@ -2,6 +2,7 @@ import { ConfigError, parseEnv, poolWorkerEnvSchema, workerEnvSchema, workerMode
 import { screensOf } from './computer-screens.js';
 import { ControlServer } from './control-server.js';
 import { PoolWorker } from './pool/pool-worker.js';
+import { settledWithin } from './settled-within.js';
 
 /** How long stopping may wait for the control server before the desktop is stopped regardless. */
 const SERVER_CLOSE_MS = 3_000;
@@ -17,7 +18,9 @@ async function main(): Promise<void> {
   const { LAZYBOY_WORKER_MODE: mode } = parseEnv(workerModeEnvSchema, process.env);
   let served: Served;
   if (mode === 'pool') {
-    const worker = new PoolWorker(parseEnv(poolWorkerEnvSchema, process.env));
+    // A released computer ends the process (0 once its desktop is stopped): its container's restart
+    // policy brings a fresh warm worker up, so nothing of that computer lives on in this one.
+    const worker = new PoolWorker(parseEnv(poolWorkerEnvSchema, process.env), { exit: (code) => process.exit(code) });
     const address = await worker.listen();
     console.log(`lazyboy-worker (pool, unassigned) listening on http://${address.address}:${address.port}`);
     served = { close: () => worker.close(), dispose: () => worker.dispose() };
@@ -33,7 +36,9 @@ async function main(): Promise<void> {
     console.log(`lazyboy-worker: ${signal}, stopping`);
     // Closing the server also ends the shells and drops the CDP clients; it gets a bounded time, so that a
     // client a frozen (suspended) browser never answers cannot keep the desktop from being stopped.
-    void settledWithin(served.close(), SERVER_CLOSE_MS)
+    void settledWithin(served.close(), SERVER_CLOSE_MS, (line) =>
+      console.error(`lazyboy-worker: closing the control server failed: ${line}`),
+    )
       // The desktop goes with the worker, suspended or not (dispose continues it before it stops it): a
       // worker that leaves Xvfb and Chromium running leaks a computer. And what it kept in /tmp: a worker
       // starts for every boot, its runtime folders would pile up.
@@ -48,15 +53,6 @@ async function main(): Promise<void> {
   };
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
-}
-
-/** Resolves once `task` settles (its failure logged) or `ms` have passed, whichever is first. */
-function settledWithin(task: Promise<unknown>, ms: number): Promise<void> {
-  const logged = task.then(
-    () => undefined,
-    (error: unknown) => console.error('lazyboy-worker: closing the control server failed', error),
-  );
-  return Promise.race([logged, new Promise<void>((resolve) => setTimeout(resolve, ms).unref())]);
 }
 
 main().catch((error: unknown) => {

@@ -1,5 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConfigError, apiEnvSchema, parseEnv, stackEnvSchema, webEnvSchema, workerEnvSchema } from './config.js';
+import {
+  ConfigError,
+  apiEnvSchema,
+  parseEnv,
+  poolWorkerEnvSchema,
+  stackEnvSchema,
+  webEnvSchema,
+  workerEnvSchema,
+} from './config.js';
 
 const required = {
   DATABASE_URL: 'postgresql://u:p@127.0.0.1:5432/db',
@@ -103,5 +111,83 @@ describe('environment schemas', () => {
     expect(() => parseEnv(apiEnvSchema, { ...required, LAZYBOY_ACCOUNT_FAILURE_WINDOW_SECONDS: '900' })).toThrow(
       /LAZYBOY_ACCOUNT_FAILURE_WINDOW_SECONDS/,
     );
+  });
+
+  describe('the static pool', () => {
+    const poolToken = 't'.repeat(32);
+    const staticEnv = { ...required, LAZYBOY_POOL_DRIVER: 'static', LAZYBOY_POOL_TOKEN: poolToken };
+
+    it('reads LAZYBOY_STATIC_WORKERS: names, IPv4 and bracketed IPv6 addresses, each with its port', () => {
+      const env = parseEnv(apiEnvSchema, {
+        ...staticEnv,
+        LAZYBOY_STATIC_WORKERS: ' worker:3102, Lazyboy_Worker.internal:3102 ,10.0.0.5:4000,[fd00::2]:3102',
+      });
+      expect(env.LAZYBOY_POOL_DRIVER).toBe('static');
+      expect(env.LAZYBOY_STATIC_WORKERS).toEqual([
+        { host: 'worker', port: 3102 },
+        { host: 'lazyboy_worker.internal', port: 3102 },
+        { host: '10.0.0.5', port: 4000 },
+        { host: 'fd00::2', port: 3102 },
+      ]);
+      expect(parseEnv(apiEnvSchema, { ...required, LAZYBOY_STATIC_WORKERS: '' }).LAZYBOY_STATIC_WORKERS).toBeUndefined();
+    });
+
+    it('refuses entries that are not host:port, naming the entry and the variable', () => {
+      const refusals: Array<[string, RegExp]> = [
+        ['worker', /"worker" is not host:port/],
+        ['worker:', /"worker:" is not host:port/],
+        ['worker:0', /"worker:0" has a port outside 1-65535/],
+        ['worker:65536', /has a port outside 1-65535/],
+        ['worker:31o2', /is not host:port/],
+        ['http://worker:3102', /is not host:port/],
+        ['worker:3102/x', /is not host:port/],
+        ['fd00::2:3102', /is not host:port/],
+        ['[worker]:3102', /has no IPv6 address between its brackets/],
+        ['999.1.1.1:3102', /neither a DNS name nor an IP address/],
+        ['-worker:3102', /neither a DNS name nor an IP address/],
+        ['wor ker:3102', /neither a DNS name nor an IP address/],
+        ['worker:3102,,worker2:3102', /"" is empty/],
+        ['worker:3102,WORKER:3102', /"WORKER:3102" is listed twice/],
+      ];
+      for (const [value, message] of refusals) {
+        const parse = () => parseEnv(apiEnvSchema, { ...staticEnv, LAZYBOY_STATIC_WORKERS: value });
+        expect(parse).toThrow(ConfigError);
+        expect(parse).toThrow(message);
+        expect(parse).toThrow(/LAZYBOY_STATIC_WORKERS: /);
+      }
+    });
+
+    it('needs LAZYBOY_STATIC_WORKERS and LAZYBOY_POOL_TOKEN with LAZYBOY_POOL_DRIVER=static', () => {
+      expect(() => parseEnv(apiEnvSchema, staticEnv)).toThrow(
+        /LAZYBOY_STATIC_WORKERS: is required with LAZYBOY_POOL_DRIVER=static/,
+      );
+      expect(() =>
+        parseEnv(apiEnvSchema, { ...required, LAZYBOY_POOL_DRIVER: 'static', LAZYBOY_STATIC_WORKERS: 'worker:3102' }),
+      ).toThrow(/LAZYBOY_POOL_TOKEN: is required with LAZYBOY_POOL_DRIVER=static/);
+      // Read, but not needed, by the other drivers.
+      expect(parseEnv(apiEnvSchema, { ...required, LAZYBOY_STATIC_WORKERS: 'worker:3102' }).LAZYBOY_POOL_DRIVER).toBe('local');
+    });
+
+    it("gives a pool worker a shared homes directory only as an absolute path, and only with each command's own sandbox", () => {
+      const worker = { LAZYBOY_POOL_TOKEN: poolToken };
+      expect(parseEnv(poolWorkerEnvSchema, worker).LAZYBOY_HOMES_DIR).toBeUndefined();
+      expect(parseEnv(poolWorkerEnvSchema, { ...worker, LAZYBOY_HOMES_DIR: '/var/lib/lazyboy/homes' }).LAZYBOY_HOMES_DIR).toBe(
+        '/var/lib/lazyboy/homes',
+      );
+      expect(() => parseEnv(poolWorkerEnvSchema, { ...worker, LAZYBOY_HOMES_DIR: 'data/homes' })).toThrow(
+        /LAZYBOY_HOMES_DIR: must be an absolute path/,
+      );
+      expect(() => parseEnv(poolWorkerEnvSchema, { ...worker, LAZYBOY_HOMES_DIR: '/var/lib/../homes' })).toThrow(
+        /LAZYBOY_HOMES_DIR: must not climb out/,
+      );
+      // The container holds every computer's home: it cannot be the boundary between computers.
+      expect(() =>
+        parseEnv(poolWorkerEnvSchema, { ...worker, LAZYBOY_HOMES_DIR: '/homes', LAZYBOY_SHELL_BOUNDARY: 'container' }),
+      ).toThrow(/LAZYBOY_SHELL_BOUNDARY: must be bubblewrap with LAZYBOY_HOMES_DIR/);
+      // A pod (its home is its own volume) keeps the container as the boundary.
+      expect(parseEnv(poolWorkerEnvSchema, { ...worker, LAZYBOY_SHELL_BOUNDARY: 'container' }).LAZYBOY_SHELL_BOUNDARY).toBe(
+        'container',
+      );
+    });
   });
 });

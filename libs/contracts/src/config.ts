@@ -203,6 +203,69 @@ export const mailEnvSchema = z.object(mailEnvShape).superRefine(checkMailEnv);
 
 const seconds = (fallback: number, min = 1) => z.coerce.number().int().min(min).max(31_536_000).default(fallback);
 
+/** One entry of LAZYBOY_STATIC_WORKERS: where pool-mode workers listen (a name may stand for several). */
+export interface StaticWorkerEntry {
+  /** A DNS name (a compose service's, resolving to every replica) or an IP address (IPv6 without brackets). */
+  host: string;
+  port: number;
+}
+
+/** A DNS name as Docker's resolver answers them (labels of letters, digits, `-` and `_`: compose names). */
+const DNS_NAME =
+  /^(?=.{1,253}$)[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?(\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*$/;
+const STATIC_WORKERS_MAX = 256;
+
+/** `host:port` or `[ipv6]:port`, or what is wrong with the entry. */
+function staticWorkerEntry(entry: string): StaticWorkerEntry | string {
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(entry);
+  if (!match) return 'is not host:port (e.g. worker:3102, or [fd00::2]:3102 for an IPv6 address)';
+  const [, ipv6, name = '', digits = ''] = match;
+  const port = Number(digits);
+  if (port < 1 || port > 65_535) return 'has a port outside 1-65535';
+  if (ipv6 !== undefined) {
+    return z.ipv6().safeParse(ipv6).success ? { host: ipv6, port } : 'has no IPv6 address between its brackets';
+  }
+  if (z.ipv4().safeParse(name).success) return { host: name, port };
+  // A dotted quad that is no address (999.1.1.1) would otherwise pass as a name.
+  if (/^[\d.]+$/.test(name) || !DNS_NAME.test(name)) return 'has a host that is neither a DNS name nor an IP address';
+  return { host: name.toLowerCase(), port };
+}
+
+/**
+ * LAZYBOY_STATIC_WORKERS: comma-separated `host:port` entries of pool-mode workers. Read strictly (a typo
+ * would otherwise show up only as "no worker answers" when the first computer boots); duplicates are
+ * refused. Messages name the entry (an address, never a secret).
+ */
+export const staticWorkersSchema = z.preprocess(
+  unsetIfEmpty,
+  z
+    .string()
+    .optional()
+    .transform((value, ctx): StaticWorkerEntry[] | undefined => {
+      if (value === undefined) return undefined;
+      const entries: StaticWorkerEntry[] = [];
+      const seen = new Set<string>();
+      for (const raw of value.split(',').map((part) => part.trim())) {
+        const refuse = (message: string) => {
+          ctx.addIssue({ code: 'custom', message: `"${raw.slice(0, 80)}" ${message}` });
+          return z.NEVER;
+        };
+        if (raw === '') return refuse('is empty: list host:port entries separated by commas');
+        const entry = staticWorkerEntry(raw);
+        if (typeof entry === 'string') return refuse(entry);
+        const key = `${entry.host}:${entry.port}`;
+        if (seen.has(key)) return refuse('is listed twice');
+        seen.add(key);
+        entries.push(entry);
+      }
+      if (entries.length > STATIC_WORKERS_MAX) {
+        ctx.addIssue({ code: 'custom', message: `lists ${entries.length} entries; at most ${STATIC_WORKERS_MAX}` });
+        return z.NEVER;
+      }
+      return entries;
+    }),
+);
+
 /** The `kubernetes` pool driver's settings (the chart sets them); unused by the local driver. */
 const kubernetesEnvShape = {
   LAZYBOY_K8S_NAMESPACE: z
@@ -247,7 +310,9 @@ const kubernetesEnvShape = {
     .string()
     .min(MIN_EXPOSED_TOKEN_LENGTH)
     .optional()
-    .describe("Kubernetes: the pool's shared token (the same Secret's), which assigns a warm worker pod to a computer"),
+    .describe(
+      "Kubernetes and static: the pool's shared token (the workers have the same), which assigns a warm worker to a computer",
+    ),
   LAZYBOY_COMPUTER_CPUS: z.coerce
     .number()
     .positive()
@@ -344,9 +409,12 @@ export const apiEnvSchema = z
         'A run waiting for an answer or for a person to hand the screen back ends as blocked after this many hours (it holds its agent meanwhile)',
       ),
     LAZYBOY_POOL_DRIVER: z
-      .enum(['local', 'kubernetes'])
+      .enum(['local', 'kubernetes', 'static'])
       .default('local')
-      .describe('Where computers run: local processes or pods'),
+      .describe('Where computers run: local processes, pods, or a fixed set of warm pool-mode workers (docker compose)'),
+    LAZYBOY_STATIC_WORKERS: staticWorkersSchema.describe(
+      'Static pool driver: comma-separated host:port of the pool-mode workers; a name stands for every address it resolves to',
+    ),
     LAZYBOY_HOMES_DIR: z.string().min(1).default('./data/homes').describe("Computers' home directories (local pool driver)"),
     LAZYBOY_LOGS_DIR: z
       .string()
@@ -424,6 +492,11 @@ export const apiEnvSchema = z
           ctx.addIssue({ code: 'custom', path: [name], message: 'is required with LAZYBOY_POOL_DRIVER=kubernetes' });
       }
     }
+    if (env.LAZYBOY_POOL_DRIVER === 'static') {
+      for (const name of ['LAZYBOY_STATIC_WORKERS', 'LAZYBOY_POOL_TOKEN'] as const) {
+        if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'is required with LAZYBOY_POOL_DRIVER=static' });
+      }
+    }
     if (env.LAZYBOY_ACCOUNT_COOLDOWN_MAX_SECONDS < env.LAZYBOY_ACCOUNT_COOLDOWN_SECONDS) {
       ctx.addIssue({
         code: 'custom',
@@ -497,12 +570,38 @@ export const workerModeEnvSchema = z.object({
  * A warm pool worker (a cluster's ready pod): no computer and no control token of its own until the API
  * assigns it one; the pool token, shared by the pool, opens only that assignment.
  */
-export const poolWorkerEnvSchema = workerEnvSchema.omit({ LAZYBOY_CONTROL_TOKEN: true, LAZYBOY_COMPUTER_ID: true }).extend({
-  LAZYBOY_POOL_TOKEN: z
-    .string()
-    .min(MIN_EXPOSED_TOKEN_LENGTH)
-    .describe("The pool's shared secret; it opens only the assignment, which hands the worker its own control token"),
-});
+export const poolWorkerEnvSchema = workerEnvSchema
+  .omit({ LAZYBOY_CONTROL_TOKEN: true, LAZYBOY_COMPUTER_ID: true })
+  .extend({
+    LAZYBOY_POOL_TOKEN: z
+      .string()
+      .min(MIN_EXPOSED_TOKEN_LENGTH)
+      .describe("The pool's shared secret; it opens only the assignment, which hands the worker its own control token"),
+    LAZYBOY_HOMES_DIR: z
+      .preprocess(
+        unsetIfEmpty,
+        z
+          .string()
+          .startsWith('/', 'must be an absolute path')
+          .refine((dir) => !dir.split('/').includes('..'), 'must not climb out with ..')
+          .optional(),
+      )
+      .describe(
+        "Static pool: the directory (a volume shared by the workers) holding every computer's home; an assignment's home key names its home in it",
+      ),
+  })
+  .superRefine((env, ctx) => {
+    // Every computer's home is mounted into every worker of a static pool: only each command's own sandbox
+    // (bubblewrap hides the homes' directory but for the computer's own home) keeps one computer out of another's.
+    if (env.LAZYBOY_HOMES_DIR !== undefined && env.LAZYBOY_SHELL_BOUNDARY === 'container') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['LAZYBOY_SHELL_BOUNDARY'],
+        message:
+          "must be bubblewrap with LAZYBOY_HOMES_DIR: the container holds every computer's home, so it is no boundary between computers",
+      });
+    }
+  });
 export type PoolWorkerEnv = z.infer<typeof poolWorkerEnvSchema>;
 
 /** The worker's egress policy, from its environment. */

@@ -82,8 +82,20 @@ export const bindResponseSchema = z.object({ computerId: z.string(), bindFence: 
 export type BindResponse = z.infer<typeof bindResponseSchema>;
 
 /**
+ * A computer's home key (`Computer.homeKey`: `agent-<uuid>`, `team-<uuid>`): a single path segment, so a
+ * worker can name the home `<homes>/<homeKey>` with it. No dots at all (no `.`, no `..`), no separators.
+ */
+export const homeKeySchema = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, 'must be letters, digits, - and _ (starting with a letter or digit)');
+
+/**
  * A warm pool worker (started with no computer) becomes a computer's: its id, the control token every later
  * call carries (the pool token opens this route alone), the binding's fence and how many screens it may run.
+ * `homeKey` (static pool): which home in the worker's LAZYBOY_HOMES_DIR is the computer's; a pod's home is
+ * its volume, so the cluster driver sends none.
  */
 export const assignRequestSchema = z.strictObject({
   computerId: z
@@ -94,8 +106,13 @@ export const assignRequestSchema = z.strictObject({
   controlToken: z.string().min(32).max(512),
   bindFence: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
   screenLimit: z.number().int().min(1).max(64),
+  homeKey: homeKeySchema.optional(),
 });
 export type AssignRequest = z.infer<typeof assignRequestSchema>;
+
+/** A pool worker let its computer go: it stops the desktop and ends its process once this answer is out. */
+export const releaseResponseSchema = z.object({ computerId: z.string(), releasing: z.literal(true) });
+export type ReleaseResponse = z.infer<typeof releaseResponseSchema>;
 
 // ------------------------------------------------------------------------------------- fences, control
 
@@ -462,6 +479,10 @@ export const WORKER_ERROR_STATUS = {
   COMPUTER_UNAVAILABLE: 409,
   ALREADY_ASSIGNED: 409,
   NOT_ASSIGNED: 409,
+  /** Release is for a pool worker (its process ends, a fresh one takes its place); a computer's worker is stopped. */
+  NOT_A_POOL_WORKER: 409,
+  /** An assignment named a home, but this pool worker has no LAZYBOY_HOMES_DIR to find it in. */
+  NO_HOMES_DIR: 409,
   STALE_ELEMENT: 409,
   ELEMENT_NOT_FOUND: 422,
   ELEMENT_NOT_INTERACTABLE: 422,

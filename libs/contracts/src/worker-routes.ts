@@ -26,6 +26,7 @@ import {
   recorderStartResponseSchema,
   recorderStopRequestSchema,
   recorderStopResponseSchema,
+  releaseResponseSchema,
   screenEnsureRequestSchema,
   screenInfoSchema,
   screensResponseSchema,
@@ -89,6 +90,12 @@ export const workerRoutes = {
   bind: post('/computer/bind', bindRequestSchema, bindResponseSchema),
   /** A warm pool worker becomes a computer's (pool token); a computer's worker answers ALREADY_ASSIGNED. */
   assign: post('/pool/assign', assignRequestSchema, bindResponseSchema),
+  /**
+   * A pool worker lets its computer go (control token, bind fence): it answers, stops the desktop and ends
+   * its process, so that its container's restart brings a fresh warm worker up. A computer's worker refuses
+   * it (NOT_A_POOL_WORKER).
+   */
+  release: post('/computer/release', noBody, releaseResponseSchema),
   // An agent's tools, fenced by the run's execution lease.
   shellRun: post('/shell/run', shellRunRequestSchema, shellRunResponseSchema),
   shellOutput: post('/shell/output', shellOutputRequestSchema, shellOutputResponseSchema),

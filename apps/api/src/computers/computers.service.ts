@@ -345,8 +345,9 @@ export class ComputersService {
   }
 
   /**
-   * A call found `binding`'s worker unreachable: COMPUTER_LOST when the worker is gone (it is fenced off
-   * here, so the next use boots a new one with a higher fence), else the error as it is (a passing failure).
+   * A call found `binding`'s worker unreachable (or another worker at its address, which refused the token):
+   * COMPUTER_LOST when the worker is gone (it is fenced off here, so the next use boots a new one with a
+   * higher fence), else the error as it is (a passing failure).
    */
   async lostOrUnreachable(binding: WorkerBinding, error: WorkerCallError): Promise<WorkerCallError> {
     const unsent = neverDelivered(error);

@@ -19,7 +19,8 @@ export interface WorkerBinding {
   /** Its `bindFence` is the binding's, sent on every call (the worker refuses lower ones). */
   endpoint: WorkerEndpoint;
   /**
-   * Which process or pod serves it, in the driver's own terms (`local:<host>:<pid>` for the local driver).
+   * Which process or pod serves it, in the driver's own terms (`local:<host>:<pid>` for the local driver,
+   * `static:<address>:<port>/<assignment>` for the static one).
    * Stored on the Computer row, so that another API process can find the worker again.
    */
   owner: string;
@@ -27,7 +28,7 @@ export interface WorkerBinding {
   bindFence: bigint;
 }
 
-/** A worker went away without being stopped (its process exited, its pod was deleted or evicted). */
+/** A worker went away without being stopped (its process exited, its pod was deleted or evicted, it restarted). */
 export interface LostWorker {
   computerId: string;
   owner: string;
@@ -44,7 +45,7 @@ export interface LostWorker {
  * `pool-driver.conformance.ts`.
  */
 export abstract class PoolDriver {
-  abstract readonly name: 'local' | 'kubernetes' | 'fake';
+  abstract readonly name: 'local' | 'kubernetes' | 'static' | 'fake';
   /**
    * Starts (or, from a warm pool, takes) a worker for the computer, binds it with `spec.bindFence` and
    * resolves once its control API answers as that computer.
@@ -87,7 +88,8 @@ export abstract class PoolDriver {
   abstract onLost(listener: (lost: LostWorker) => void): () => void;
   /**
    * The API process is stopping: ends the workers that must not outlive it and returns their bindings
-   * (the local driver's workers belong to their API process; pods of the cluster driver outlive it).
+   * (the local driver's workers belong to their API process; pods of the cluster driver and the static
+   * pool's workers outlive it).
    */
   abstract shutdown(): Promise<WorkerBinding[]>;
 }

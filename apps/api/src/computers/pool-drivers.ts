@@ -6,6 +6,7 @@ import type { ApiConfig } from '../config/api-config.js';
 import { KubernetesPoolDriver } from './kubernetes/kubernetes-pool-driver.js';
 import { LocalPoolDriver } from './local-pool-driver.js';
 import type { PoolDriver } from './pool-driver.js';
+import { StaticPoolDriver, type StaticPoolDriverOptions } from './static/static-pool-driver.js';
 
 // The pool drivers made from the API's configuration, outside the Nest module so that tests and
 // bench/k8s-pool make them exactly as the API does.
@@ -49,7 +50,22 @@ export function createKubernetesPoolDriver(config: ApiConfig, kubeConfig?: KubeC
   });
 }
 
+/**
+ * The static pool's driver: the workers compose runs, found at LAZYBOY_STATIC_WORKERS. Their settings
+ * (egress, screens, homes) are the compose file's; the API cannot hand them any.
+ */
+export function createStaticPoolDriver(
+  config: ApiConfig,
+  options: Partial<Pick<StaticPoolDriverOptions, 'lookup' | 'pollMs' | 'stopTimeoutMs' | 'restartWaitMs'>> = {},
+): StaticPoolDriver {
+  if (!config.LAZYBOY_STATIC_WORKERS || !config.LAZYBOY_POOL_TOKEN) {
+    throw new Error('LAZYBOY_POOL_DRIVER=static needs LAZYBOY_STATIC_WORKERS and LAZYBOY_POOL_TOKEN');
+  }
+  return new StaticPoolDriver({ ...options, workers: config.LAZYBOY_STATIC_WORKERS, poolToken: config.LAZYBOY_POOL_TOKEN });
+}
+
 export async function createPoolDriver(config: ApiConfig): Promise<PoolDriver> {
+  if (config.LAZYBOY_POOL_DRIVER === 'static') return createStaticPoolDriver(config);
   if (config.LAZYBOY_POOL_DRIVER === 'kubernetes') {
     const driver = createKubernetesPoolDriver(config);
     // The first list of pods is in before any computer is adopted or booted.

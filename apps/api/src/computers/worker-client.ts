@@ -25,9 +25,12 @@ export class WorkerCallError extends Error {
   }
 }
 
-/** True when the call failed before any worker received it (its connection was refused): nothing was done. */
+/**
+ * True when no worker of the computer received the call, so nothing was done: its connection was refused,
+ * or the worker that answered at the address refused the computer's token (another worker is there now).
+ */
 export function neverDelivered(error: WorkerCallError): boolean {
-  return (error.details as { connection?: unknown } | undefined)?.connection === 'refused';
+  return error.code === 'UNAUTHENTICATED' || (error.details as { connection?: unknown } | undefined)?.connection === 'refused';
 }
 
 export interface WorkerEndpoint {
@@ -43,8 +46,10 @@ export interface WorkerEndpoint {
 
 export interface WorkerClientHooks {
   /**
-   * A call found the worker unreachable: what to throw instead (COMPUTER_LOST once the computers service has
-   * found the worker gone and fenced it off), or the error itself.
+   * A call found no worker of the computer at its address: nothing answered (UNREACHABLE), or a worker that
+   * does not know the computer's token did (UNAUTHENTICATED: a static pool's worker restarted fresh, a port
+   * or pod address reused). What to throw instead (COMPUTER_LOST once the computers service has found the
+   * worker gone and fenced it off), or the error itself.
    */
   unreachable?(error: WorkerCallError): Promise<WorkerCallError>;
 }
@@ -142,7 +147,15 @@ export class WorkerClient {
     if (res.ok) return json;
     const parsed = workerErrorBodySchema.safeParse(json);
     if (parsed.success) {
-      throw new WorkerCallError(parsed.data.error.code, res.status, parsed.data.error.message, parsed.data.error.details);
+      const refused = new WorkerCallError(
+        parsed.data.error.code,
+        res.status,
+        parsed.data.error.message,
+        parsed.data.error.details,
+      );
+      // The computer's token is fresh for every worker: one that refuses it is another worker than the computer's.
+      if (refused.code === 'UNAUTHENTICATED' && this.hooks.unreachable) throw await this.hooks.unreachable(refused);
+      throw refused;
     }
     throw new WorkerCallError('BAD_RESPONSE', res.status, `worker ${route.path}: answered ${res.status}`);
   }

@@ -1,4 +1,5 @@
 import type http from 'node:http';
+import { finished } from 'node:stream';
 import { BIND_FENCE_HEADER, workerRoutes, type WorkerHealth } from '@lazyboy/contracts';
 import { BindFence } from '../fencing/bind-fence.js';
 import { BearerToken } from './bearer-token.js';
@@ -10,6 +11,11 @@ export interface ControlDispatchOptions {
   token: string;
   router: Router;
   log: (line: string) => void;
+  /**
+   * A pool worker's: lets the computer go once the release call's answer is out (it stops the desktop and
+   * ends the process). Without it the worker serves its computer for good and refuses the release.
+   */
+  release?: () => void;
 }
 
 /**
@@ -34,6 +40,16 @@ export class ControlDispatch {
         computerId: options.computerId,
       });
     });
+    // The release itself happens once the answer is out (see handle): its caller then waits for the worker to go.
+    options.router.serve(workerRoutes.release, async () => {
+      if (!options.release) {
+        throw new WorkerHttpError(
+          'NOT_A_POOL_WORKER',
+          `this worker was started for computer ${options.computerId}: only a pool worker is released (stop this one instead)`,
+        );
+      }
+      return { computerId: options.computerId, releasing: true as const };
+    });
   }
 
   async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -57,6 +73,11 @@ export class ControlDispatch {
       const served = this.options.router.match(req.method ?? '', url.pathname);
       if (!served) throw notFound(req.method, url.pathname);
       sendJson(res, 200, await served(req, url));
+      const { release } = this.options;
+      if (release && req.method === workerRoutes.release.method && url.pathname === workerRoutes.release.path) {
+        // Only after the answer has left (or the caller hung up): the release closes this server.
+        finished(res, () => release());
+      }
     } catch (error) {
       if (error instanceof WorkerHttpError) return sendJson(res, error.status, error.body());
       this.options.log(
