@@ -77,7 +77,8 @@ export {
   type HomeReadResult,
   type HomeWriteResult,
 } from './workspace/home-files.js';
-export { bwrapArguments, DEFAULT_HIDDEN_DIRS, type SandboxLayout } from './workspace/sandbox-args.js';
+export { bwrapArguments, bwrapCommand, DEFAULT_HIDDEN_DIRS, type SandboxLayout } from './workspace/sandbox-args.js';
+export type { DesktopSandboxOptions } from './display/desktop-sandbox.js';
 export { SandboxUnavailableError, UnknownCommandError, PathOutsideHomeError, HomePathError } from './workspace/errors.js';
 export { SkillRecorder, type SkillRecorderOptions, type RecorderProgress } from './recorder/skill-recorder.js';
 export { displayFrameSource, type FrameSource } from './recorder/frames.js';

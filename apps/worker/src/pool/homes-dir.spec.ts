@@ -4,6 +4,7 @@ import { ScreenManager } from '@lazyboy/desktop';
 import { mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { ScreensPlacement } from '../computer-screens.js';
 import { PoolWorker } from './pool-worker.js';
 
 // A static pool's workers share one homes directory: an assignment's home key names the computer's home in
@@ -31,12 +32,14 @@ const workers: PoolWorker[] = [];
 /** A listening pool worker; `made` records the settings its computer's screens were made with. */
 async function poolWorker(overrides: Partial<PoolWorkerEnv>) {
   const made: WorkerEnv[] = [];
+  const placements: ScreensPlacement[] = [];
   const worker = new PoolWorker(
     { ...env, ...overrides },
     {
       log: () => undefined,
-      makeScreens: (config) => {
+      makeScreens: (config, placement) => {
         made.push(config);
+        placements.push(placement);
         // Never started: constructing a ScreenManager touches nothing on disk.
         return new ScreenManager({
           computerId: config.LAZYBOY_COMPUTER_ID,
@@ -55,7 +58,7 @@ async function poolWorker(overrides: Partial<PoolWorkerEnv>) {
       headers: { authorization: `Bearer ${poolToken}`, 'content-type': 'application/json' },
       body: JSON.stringify({ computerId: 'comp-1', controlToken: 'c'.repeat(40), bindFence: 1, screenLimit: 1, ...body }),
     });
-  return { worker, assign, made };
+  return { worker, assign, made, placements };
 }
 
 afterAll(async () => {
@@ -71,6 +74,17 @@ describe("a pool worker's homes directory", () => {
     expect(statSync(home).isDirectory()).toBe(true);
     expect(statSync(home).mode & 0o777).toBe(0o700);
     expect(made.map((config) => config.LAZYBOY_COMPUTER_HOME)).toEqual([home]);
+  });
+
+  it('sandboxes the desktop of a worker that mounts every home, and only then', async () => {
+    // screensOf turns a shared homes directory into ScreenManager's desktopSandbox (desktop-sandbox.spec.ts).
+    const shared = await poolWorker({ LAZYBOY_HOMES_DIR: homesDir });
+    expect((await shared.assign({ homeKey: 'sandboxed' })).status).toBe(200);
+    expect(shared.placements).toEqual([{ sharedHomesDir: homesDir }]);
+
+    const pod = await poolWorker({ LAZYBOY_COMPUTER_HOME: path.join(dir, 'pod-home') });
+    expect((await pod.assign({})).status).toBe(200);
+    expect(pod.placements).toEqual([{ sharedHomesDir: undefined }]);
   });
 
   it('keeps a home that is there already, with what is in it', async () => {

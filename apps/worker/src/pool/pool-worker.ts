@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { workerRoutes, type AssignRequest, type PoolWorkerEnv, type WorkerEnv, type WorkerHealth } from '@lazyboy/contracts';
 import type { ScreenManager } from '@lazyboy/desktop';
-import { screensOf } from '../computer-screens.js';
+import { screensOf, type ScreensPlacement } from '../computer-screens.js';
 import { ControlServer } from '../control-server.js';
 import { BearerToken } from '../http/bearer-token.js';
 import { WorkerHttpError } from '../http/errors.js';
@@ -26,7 +26,7 @@ interface Assignment {
 export interface PoolWorkerDeps {
   log?: (line: string) => void;
   /** Makes the computer's screens once it is known (tests give a ScreenManager that touches nothing). */
-  makeScreens?: (config: WorkerEnv) => ScreenManager;
+  makeScreens?: (config: WorkerEnv, placement: ScreensPlacement) => ScreenManager;
   /**
    * Ends the process once a released computer's desktop is stopped (main: process.exit; 0, or 1 when
    * stopping failed). Unset (tests): the worker just stops serving.
@@ -153,7 +153,8 @@ export class PoolWorker {
       TEAM_SCREEN_LIMIT: request.screenLimit,
       ...this.homeOf(request),
     };
-    const screens = (this.deps.makeScreens ?? screensOf)(config);
+    // Every computer's home is mounted here: the desktop's programs see none but this one (screensOf).
+    const screens = (this.deps.makeScreens ?? screensOf)(config, { sharedHomesDir: this.config.LAZYBOY_HOMES_DIR });
     const control = new ControlServer(config, {
       screens,
       log: (line) => console.error(`[worker ${request.computerId}] ${line}`),

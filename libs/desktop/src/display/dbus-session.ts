@@ -1,5 +1,10 @@
+import { rmSync } from 'node:fs';
+import { DesktopProcess } from '../process/desktop-process.js';
+import { unixSocketAccepts } from '../process/net.js';
 import { runCommand } from '../process/run-command.js';
 import type { RunAs } from '../process/run-as.js';
+import { waitFor } from '../process/wait.js';
+import type { SandboxLayout } from '../workspace/sandbox-args.js';
 import { ScreenBootError } from './errors.js';
 
 export interface DbusSession {
@@ -36,6 +41,43 @@ export async function launchDbusSession(
     throw new ScreenBootError(`dbus-launch failed (code ${result.code}): ${result.stderr.trim() || result.stdout.trim()}`);
   }
   return session;
+}
+
+export interface SandboxedBusInput {
+  /** The bus's socket file, in a folder bound into every sandbox of the screen and readable by the worker. */
+  socket: string;
+  runAs: RunAs | undefined;
+  env: Record<string, string>;
+  sandbox: SandboxLayout;
+  logFile: string;
+  signal: AbortSignal;
+}
+
+/**
+ * The session bus of a sandboxed desktop (desktop-sandbox.ts): dbus-daemon itself, in the foreground inside
+ * the desktop's sandbox, so that every service it activates (the accessibility bus, xfconfd, gvfs) runs
+ * inside too. Not dbus-launch: its daemon outlives it, and the sandbox's pid namespace ends with it. On a
+ * path socket: an abstract one would answer every process of the network namespace, another computer's
+ * desktop included when workers share a host's network.
+ */
+export async function startSandboxedSessionBus(input: SandboxedBusInput): Promise<DbusSession> {
+  rmSync(input.socket, { force: true });
+  const daemon = await DesktopProcess.start({
+    name: 'dbus',
+    command: 'dbus-daemon',
+    args: ['--session', '--nofork', '--nopidfile', `--address=unix:path=${input.socket}`],
+    env: input.env,
+    cwd: input.sandbox.homeDir,
+    logFile: input.logFile,
+    runAs: input.runAs,
+    sandbox: input.sandbox,
+  });
+  await waitFor(async () => ((await unixSocketAccepts(input.socket)) ? true : undefined), {
+    signal: input.signal,
+    intervalMs: 50,
+    failIf: () => daemon.exitError(),
+  });
+  return { address: `unix:path=${input.socket}`, pid: daemon.pid };
 }
 
 /**

@@ -8,6 +8,8 @@ import { stopProcesses } from '../process/desktop-process.js';
 import { privateMemoryBytes } from '../process/proc-table.js';
 import { removeChromiumTempFoldersOf } from './computer-leftovers.js';
 import { desktopEnv } from './desktop-env.js';
+import { desktopSandboxLayout, type DesktopSandboxOptions } from './desktop-sandbox.js';
+import { runCommand } from '../process/run-command.js';
 import { findDesktopProcesses } from './desktop-processes.js';
 import { desktopUserName, resolveDesktopUser, type DesktopUser } from './desktop-user.js';
 import { displayNumberForSlot } from './display-numbers.js';
@@ -27,6 +29,7 @@ import { Screen, type DesktopSession, type ScreenContext } from './screen.js';
 import type { DesktopHealth, ScreenEndpoints, ScreenStatus } from './screen-types.js';
 import { MAX_SCREEN_LIMIT, screenLimitFromEnv } from './screen-limit.js';
 import type { RunAs } from '../process/run-as.js';
+import type { SandboxLayout } from '../workspace/sandbox-args.js';
 
 export interface ScreenManagerOptions {
   /** Names the computer's user (`lazyboy-<id>`) and appears in logs. */
@@ -52,6 +55,13 @@ export interface ScreenManagerOptions {
   session?: DesktopSession;
   /** What the screens' programs may reach through the egress proxy. Default: public hosts, no LAN. */
   egressPolicy?: EgressPolicy;
+  /**
+   * Run the desktop's programs (session bus, session or window manager, Chromium and all they start) inside
+   * bubblewrap, seeing only this computer's home: for a home in a homes directory other computers' homes
+   * share while their desktops run as the same user (a static pool). A screen cannot boot when the sandbox
+   * cannot be built; it never runs without. Default: unsandboxed (a pod or a computer's own user is the boundary).
+   */
+  desktopSandbox?: DesktopSandboxOptions;
   /** Each connection the egress proxy refused (the refusal log). Default: a line in `log`. */
   onEgressRefused?: (refusal: EgressRefusal) => void;
   log?: (line: string) => void;
@@ -78,6 +88,7 @@ export class ScreenManager {
   private readonly stopGraceMs: number;
   private readonly bootTimeoutMs: number;
   private readonly session: DesktopSession;
+  private readonly desktopSandbox: DesktopSandboxOptions | undefined;
   private readonly log: (line: string) => void;
   private readonly egressPolicy: EgressPolicy;
   private readonly onEgressRefused: (refusal: EgressRefusal) => void;
@@ -99,6 +110,7 @@ export class ScreenManager {
     this.stopGraceMs = options.stopGraceMs ?? 5_000;
     this.bootTimeoutMs = options.bootTimeoutMs ?? 60_000;
     this.session = options.session ?? 'window-manager';
+    this.desktopSandbox = options.desktopSandbox;
     this.log = options.log ?? ((line) => console.error(`[desktop ${options.computerId}] ${line}`));
     this.readyMarker = path.join(this.runtimeDir, 'ready');
     this.egressPolicy = options.egressPolicy ?? DEFAULT_EGRESS_POLICY;
@@ -393,7 +405,16 @@ export class ScreenManager {
       display: '',
       xauthority: '',
     });
-    const sandbox = await probeChromiumSandbox(runAs, probeEnv);
+    const desktopSandbox =
+      this.desktopSandbox &&
+      desktopSandboxLayout({
+        homeDir: this.homeDir,
+        runtimeDir: this.runtimeDir,
+        xdgRuntimeDir,
+        hiddenDirs: this.desktopSandbox.hiddenDirs,
+      });
+    if (desktopSandbox) await assertSandboxBuilds(runAs, probeEnv, desktopSandbox);
+    const sandbox = await probeChromiumSandbox(runAs, probeEnv, desktopSandbox);
     if (!sandbox.available) {
       this.log(`user namespaces are not available to ${user.name} (${sandbox.reason}): Chromium runs with --no-sandbox`);
     }
@@ -417,6 +438,7 @@ export class ScreenManager {
       egress: this.egress,
       stopGraceMs: this.stopGraceMs,
       session: this.session,
+      desktopSandbox: this.desktopSandbox,
       log: this.log,
     };
   }
@@ -426,6 +448,20 @@ export class ScreenManager {
     const endpoints = screen.endpoints;
     if (endpoints) writeReadyMarker(this.readyMarker, endpoints);
     else rmSync(this.readyMarker, { force: true });
+  }
+}
+
+/** The desktop's programs never run unsandboxed when a sandbox was asked for: a worker that cannot build one serves no screen. */
+async function assertSandboxBuilds(runAs: RunAs | undefined, env: Record<string, string>, sandbox: SandboxLayout): Promise<void> {
+  const check = await runCommand('true', [], { runAs, env, sandbox, timeoutMs: 15_000 }).catch((error: unknown) => ({
+    code: null,
+    stderr: (error as Error).message,
+  }));
+  if (check.code !== 0) {
+    throw new DesktopSetupError(
+      `the desktop's sandbox cannot be built (bubblewrap: ${check.stderr.trim() || `code ${check.code}`}); the worker ` +
+        'needs unprivileged user namespaces and mounts inside them (see docs/architecture.md)',
+    );
   }
 }
 

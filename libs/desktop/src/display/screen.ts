@@ -11,8 +11,9 @@ import { CdpPipe } from '../browser/cdp-pipe.js';
 import type { EgressProxy } from '../network/egress-proxy.js';
 import { NetworkIsland } from '../network/network-island.js';
 import { CHROMIUM_COMMAND, chromiumArgs, prepareProfile, profileDirFor } from './chromium.js';
-import { accessibilityBusAddress, launchDbusSession, type DbusSession } from './dbus-session.js';
+import { accessibilityBusAddress, launchDbusSession, startSandboxedSessionBus, type DbusSession } from './dbus-session.js';
 import { desktopEnv } from './desktop-env.js';
+import { desktopSandboxLayout, type DesktopSandboxOptions } from './desktop-sandbox.js';
 import { findDesktopProcesses } from './desktop-processes.js';
 import type { DesktopUser } from './desktop-user.js';
 import { xServerHolding } from './display-numbers.js';
@@ -21,6 +22,7 @@ import { ensureOwnedDir } from './owned-paths.js';
 import type { DesktopProcessName, ProcessHealth, ScreenEndpoints, ScreenHealth, ScreenStatus } from './screen-types.js';
 import { createXAuthority } from './x-authority.js';
 import type { RunAs } from '../process/run-as.js';
+import type { SandboxLayout } from '../workspace/sandbox-args.js';
 
 export const SCREEN_WIDTH = 1280;
 export const SCREEN_HEIGHT = 800;
@@ -46,6 +48,8 @@ export interface ScreenContext {
   egress: EgressProxy | undefined;
   stopGraceMs: number;
   session: DesktopSession;
+  /** Set: the session bus, the session or window manager and Chromium run inside bubblewrap (desktop-sandbox.ts). */
+  desktopSandbox: DesktopSandboxOptions | undefined;
   log: (line: string) => void;
 }
 
@@ -85,6 +89,8 @@ export class Screen {
   private context: ScreenContext | undefined;
   private island: NetworkIsland | undefined;
   private screenRunAs: RunAs | undefined;
+  /** The desktop programs' view of the file system, when they run sandboxed (made once the display is up). */
+  private sandbox: SandboxLayout | undefined;
   private cdpPipe: CdpPipe | undefined;
   private env: Record<string, string> | undefined;
   private readonly stopRequest = new AbortController();
@@ -297,7 +303,25 @@ export class Screen {
     await waitForDisplayFd(xvfb, signal);
 
     this.step = 'starting the session bus';
-    this.dbus = await launchDbusSession(runAs, baseEnv, context.homeDir, signal);
+    if (context.desktopSandbox) {
+      this.sandbox = desktopSandboxLayout({
+        homeDir: context.homeDir,
+        runtimeDir: context.runtimeDir,
+        xdgRuntimeDir: context.xdgRuntimeDir,
+        hiddenDirs: context.desktopSandbox.hiddenDirs,
+        screen: { dir: screenDir, displayNumber: this.displayNumber, xauthority },
+      });
+      this.dbus = await startSandboxedSessionBus({
+        socket: path.join(screenDir, 'session-bus'),
+        runAs,
+        env: baseEnv,
+        sandbox: this.sandbox,
+        logFile: path.join(context.logDir, `screen-${this.slot}-dbus.log`),
+        signal,
+      });
+    } else {
+      this.dbus = await launchDbusSession(runAs, baseEnv, context.homeDir, signal);
+    }
     const env: Record<string, string> = { ...baseEnv, DBUS_SESSION_BUS_ADDRESS: this.dbus.address };
     const a11y = await accessibilityBusAddress(runAs, env, context.homeDir, signal);
     if (a11y) env['AT_SPI_BUS_ADDRESS'] = a11y;
@@ -336,8 +360,8 @@ export class Screen {
     this.step = context.session === 'xfce' ? 'starting the XFCE session' : 'starting the window manager';
     const wm =
       context.session === 'xfce'
-        ? await this.spawn(context, 'window-manager', 'xfce4-session', [], env)
-        : await this.spawn(context, 'window-manager', 'xfwm4', ['--compositor=off'], env);
+        ? await this.spawn(context, 'window-manager', 'xfce4-session', [], env, 0, this.sandbox)
+        : await this.spawn(context, 'window-manager', 'xfwm4', ['--compositor=off'], env, 0, this.sandbox);
     await waitFor(async () => ((await windowManagerAnswers(env, this.screenRunAs)) ? true : undefined), {
       signal,
       intervalMs: 100,
@@ -359,6 +383,7 @@ export class Screen {
       }),
       env,
       2,
+      this.sandbox && { ...this.sandbox, bindDirs: [...(this.sandbox.bindDirs ?? []), profileDir] },
     );
     const toBrowser = chromium.pipes.get(3);
     const fromBrowser = chromium.pipes.get(4);
@@ -420,6 +445,7 @@ export class Screen {
     args: string[],
     env: Record<string, string>,
     extraPipes: 0 | 1 | 2 = 0,
+    sandbox?: SandboxLayout,
   ): Promise<DesktopProcess> {
     const child = await DesktopProcess.start({
       name,
@@ -429,6 +455,7 @@ export class Screen {
       cwd: context.homeDir,
       logFile: path.join(context.logDir, `screen-${this.slot}-${name}.log`),
       runAs: this.screenRunAs,
+      sandbox,
       extraPipes,
     });
     this.processes.set(name, child);
@@ -470,6 +497,7 @@ export class Screen {
     await stopProcesses(this.ownProcesses(context), Math.min(grace, 2_000));
     rmSync(path.join(context.runtimeDir, `screen-${this.slot}`, 'Xauthority'), { force: true });
     rmSync(path.join(context.runtimeDir, `screen-${this.slot}`, 'vnc.sock'), { force: true });
+    rmSync(path.join(context.runtimeDir, `screen-${this.slot}`, 'session-bus'), { force: true });
     this.cdpPipe = undefined;
     this.island?.close();
     this.island = undefined;

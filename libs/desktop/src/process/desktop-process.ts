@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { groupMembers, processGone, readProcStat } from './proc-table.js';
 import { launchSpec, type RunAs } from './run-as.js';
+import type { SandboxLayout } from '../workspace/sandbox-args.js';
 import { sendSignal, signalGroup } from './signals.js';
 import { pollUntil } from './wait.js';
 
@@ -16,6 +17,11 @@ export interface DesktopProcessOptions {
   /** stdout and stderr are appended here. */
   logFile: string;
   runAs?: RunAs | undefined;
+  /**
+   * Run inside bubblewrap with this view of the file system (`newSession: false`, so the group stays this
+   * process's). Its extra pipes pass through to the program.
+   */
+  sandbox?: SandboxLayout | undefined;
   /**
    * Pipes on the child's fds 3, 4, …: Xvfb's -displayfd reports readiness on fd 3; Chromium's
    * --remote-debugging-pipe reads CDP from fd 3 and writes it to fd 4.
@@ -75,7 +81,7 @@ export class DesktopProcess {
     mkdirSync(path.dirname(options.logFile), { recursive: true });
     const log = openSync(options.logFile, 'a');
     let child: ChildProcess;
-    const launch = launchSpec(options.command, options.args, options.runAs);
+    const launch = launchSpec(options.command, options.args, options.runAs, options.sandbox);
     const extra = Array.from({ length: options.extraPipes ?? 0 }, () => 'pipe' as const);
     try {
       child = spawn(launch.command, launch.args, {

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { launchSpec, type RunAs } from './run-as.js';
+import type { SandboxLayout } from '../workspace/sandbox-args.js';
 
 export interface CommandResult {
   code: number | null;
@@ -11,6 +12,8 @@ export interface RunCommandOptions {
   env?: Record<string, string>;
   cwd?: string;
   runAs?: RunAs | undefined;
+  /** Run inside bubblewrap with this view of the file system (a computer's desktop sandbox). */
+  sandbox?: SandboxLayout | undefined;
   timeoutMs?: number;
   signal?: AbortSignal;
   /** In its own process group, so that daemons it leaves behind never share the worker's group. */
@@ -22,7 +25,7 @@ export interface RunCommandOptions {
  * daemon it forked keeps the output pipes open (dbus-launch does exactly that).
  */
 export async function runCommand(command: string, args: string[], options: RunCommandOptions = {}): Promise<CommandResult> {
-  const launch = launchSpec(command, args, options.runAs);
+  const launch = launchSpec(command, args, options.runAs, options.sandbox);
   const child = spawn(launch.command, launch.args, {
     env: options.env ?? process.env,
     cwd: options.cwd,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { launchSpec } from '../process/run-as.js';
 import { bwrapArguments } from './sandbox-args.js';
 
 describe('bwrapArguments', () => {
@@ -21,5 +22,32 @@ describe('bwrapArguments', () => {
 
   it('refuses to hide a system directory', () => {
     expect(() => bwrapArguments({ ...layout, hiddenDirs: ['/usr/'] }, 'ls')).toThrow(RangeError);
+  });
+
+  it('runs a desktop program in its group, the network kept, its own folders bound back over the private ones', () => {
+    const sandbox = {
+      ...layout,
+      privateDirs: ['.lazyboy'],
+      bindDirs: ['/tmp/run/xdg', '/data/computers/a/home/.lazyboy/chromium/p'],
+      shareNetwork: true,
+      newSession: false,
+    };
+    const launch = launchSpec('chromium', ['--flag'], { uid: 7, gid: 8, netns: '/proc/1/fd/9' }, sandbox);
+
+    // nsenter enters the island and drops to the user first; bwrap, unprivileged, then builds the sandbox.
+    expect([launch.command, ...launch.args].join(' ')).toBe(
+      '/usr/bin/nsenter --net=/proc/1/fd/9 --setgid=8 --setuid=7 -- bwrap ' +
+        '--ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --tmpfs /data ' +
+        '--bind /data/computers/a/home /data/computers/a/home --tmpfs /data/computers/a/home/.lazyboy ' +
+        '--bind /tmp/run/xdg /tmp/run/xdg ' +
+        '--bind /data/computers/a/home/.lazyboy/chromium/p /data/computers/a/home/.lazyboy/chromium/p ' +
+        '--chdir /data/computers/a/home --unshare-all --share-net --die-with-parent -- chromium --flag',
+    );
+    expect(launchSpec('chromium', ['--flag'], undefined)).toEqual({
+      command: 'chromium',
+      args: ['--flag'],
+      uid: undefined,
+      gid: undefined,
+    });
   });
 });

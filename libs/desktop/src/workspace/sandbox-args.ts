@@ -18,10 +18,21 @@ export interface SandboxLayout {
   /** Folders inside the home covered with an empty tmpfs (the computer's own data: browser profiles). */
   privateDirs?: readonly string[];
   /**
+   * Bound read-write at the same path after everything above (a desktop's runtime folders, one browser
+   * profile inside a private dir). Each must exist.
+   */
+  bindDirs?: readonly string[];
+  /**
    * Keep the network namespace the sandbox starts in: the screen's island, whose only way out is the egress
    * proxy. Otherwise the sandbox gets an empty one (no network at all).
    */
   shareNetwork?: boolean;
+  /**
+   * Start a session of its own (setsid), the default: a shell's command then cannot push keystrokes into a
+   * terminal of the worker's (TIOCSTI). Desktop programs have no terminal and keep the process group they
+   * were started in, so that the worker's group signals (suspend, wake, stop) reach everything inside.
+   */
+  newSession?: boolean;
 }
 
 /** Never hidden: a tmpfs over these would leave the sandbox without a working system. */
@@ -44,11 +55,17 @@ const SYSTEM_DIRS = new Set([
 /** Always hidden: other users' homes, root's, and runtime sockets such as a container engine's. */
 export const DEFAULT_HIDDEN_DIRS: readonly string[] = ['/home', '/root', '/run'];
 
-/**
- * The bubblewrap command line. Order matters: bwrap applies mounts in sequence, so the tmpfs layers come
- * after the read-only root and the home, socket and cookie are bound back on top of them.
- */
+/** The bubblewrap command line for `bash -c command` (an agent's shell command). */
 export function bwrapArguments(layout: SandboxLayout, command: string): string[] {
+  return bwrapCommand(layout, ['bash', '-c', command]);
+}
+
+/**
+ * The bubblewrap command line running `argv` in the sandbox. Order matters: bwrap applies mounts in
+ * sequence, so the tmpfs layers come after the read-only root and the home, socket and cookie are bound
+ * back on top of them.
+ */
+export function bwrapCommand(layout: SandboxLayout, argv: readonly string[]): string[] {
   const homeDir = path.resolve(layout.homeDir);
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
   const covered = ['/tmp'];
@@ -65,6 +82,7 @@ export function bwrapArguments(layout: SandboxLayout, command: string): string[]
     if (!isInside(inside, homeDir) || inside === homeDir) throw new RangeError(`private dir ${dir} is not inside the home`);
     args.push('--tmpfs', inside);
   }
+  for (const dir of layout.bindDirs ?? []) args.push('--bind', path.resolve(dir), path.resolve(dir));
   if (layout.xSocket) args.push('--ro-bind', layout.xSocket, layout.xSocket);
   if (layout.xauthority) args.push('--ro-bind', layout.xauthority, layout.xauthority);
   if (layout.a11ySocket) args.push('--ro-bind', layout.a11ySocket, layout.a11ySocket);
@@ -77,11 +95,9 @@ export function bwrapArguments(layout: SandboxLayout, command: string): string[]
     layout.shareNetwork ? '--share-net' : '--unshare-net',
     '--die-with-parent',
     // setsid: no TIOCSTI into a terminal of the worker's.
-    '--new-session',
+    ...(layout.newSession === false ? [] : ['--new-session']),
     '--',
-    'bash',
-    '-c',
-    command,
+    ...argv,
   );
   return args;
 }
