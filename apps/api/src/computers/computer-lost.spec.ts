@@ -119,6 +119,29 @@ describe('a lost or taken-over computer, as a run sees it', () => {
     await computers.stop(held.computerId);
   });
 
+  it('ends the call in flight as soon as the driver reports its worker gone, though the connection stays open', async () => {
+    const { driver, screens, computers } = replica();
+    const run = await newRun();
+    const held = await acquire(screens, run);
+    const first = await row(held.computerId);
+    const use = toolsOf(held);
+    const worker = driver.workerOf({ owner: first.bindOwner! })!;
+
+    // A minute's wait, which the client would give 90 s: longer than this test may take.
+    const waiting = use('wait', { seconds: 60 });
+    await until('the wait to reach the worker', async () =>
+      worker.admitted.includes(workerRoutes.wait.path) ? true : undefined,
+    );
+    worker.vanish();
+    const outcome = await waiting;
+    expect(outcome.isError).toBe(true);
+    expect(outcome.content).toMatch(/^COMPUTER_LOST: the computer went away while this call ran/);
+    expect(await row(held.computerId)).toMatchObject({ state: 'stopped', endpoint: null });
+    // And the run goes on, on a new worker.
+    expect(await use('shell', { command: 'echo back' })).toEqual({ content: 'exit 0\nback\n', isError: false });
+    await computers.stop(held.computerId);
+  });
+
   it('runs a call on a new worker at once when the worker went away before the call (nothing was sent)', async () => {
     const { driver, screens, computers } = replica();
     const held = await acquire(screens, await newRun());

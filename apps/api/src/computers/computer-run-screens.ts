@@ -40,7 +40,10 @@ export class ComputerRunScreens extends RunScreens {
       fence: Number(screen.executionFence),
       worker: RunScreenWorker.create(
         running.binding,
-        (binding, error) => this.computers.lostOrUnreachable(binding, error),
+        {
+          unreachable: (binding, error) => this.computers.lostOrUnreachable(binding, error),
+          gone: (binding) => this.computers.goneSignal(binding),
+        },
         rebind,
       ),
     };

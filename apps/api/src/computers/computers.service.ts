@@ -16,6 +16,7 @@ import { RealtimePublisher } from '../realtime/realtime-publisher.js';
 import { computerView, screenView } from './computer-view.js';
 import { ComputersRepository, type AgentRef, type ComputerWithScreens } from './computers.repository.js';
 import { PoolDriver, type LostWorker, type WorkerBinding } from './pool-driver.js';
+import { GoneBindings } from './gone-bindings.js';
 import { PowerLock } from './power-lock.js';
 import { neverDelivered, WorkerCallError, WorkerClient } from './worker-client.js';
 
@@ -68,6 +69,8 @@ export class ComputersService {
   private readonly ensuring = new Map<string, SharedBringUp>();
   /** The bindings (and boots) this process is responsible for: computer id → bind fence. */
   private readonly held = new Map<string, Held>();
+  /** The signals that end calls in flight on a worker the driver reported gone. */
+  private readonly gone = new GoneBindings();
   private readonly stopListening: () => void;
   closing = false;
 
@@ -341,6 +344,9 @@ export class ComputersService {
       }
     } catch (error) {
       this.logger.warn(`computer ${lost.computerId}: recording the lost worker failed: ${(error as Error).message}`);
+    } finally {
+      // After the row says so: the calls it ends then read the computer as stopped (COMPUTER_LOST).
+      this.gone.gone(lost);
     }
   }
 
@@ -368,7 +374,15 @@ export class ComputersService {
 
   /** A client of the computer's worker that turns a vanished worker into COMPUTER_LOST. */
   workerClient(binding: WorkerBinding): WorkerClient {
-    return new WorkerClient(binding.endpoint, { unreachable: (error) => this.lostOrUnreachable(binding, error) });
+    return new WorkerClient(binding.endpoint, {
+      unreachable: (error) => this.lostOrUnreachable(binding, error),
+      gone: () => this.goneSignal(binding),
+    });
+  }
+
+  /** Aborted when the driver reports `binding`'s worker gone: its calls in flight end at once. */
+  goneSignal(binding: WorkerBinding): AbortSignal {
+    return this.gone.signal(binding);
   }
 
   private leaseLapsed(computer: ComputerWithScreens): boolean {

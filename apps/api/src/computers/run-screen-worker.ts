@@ -27,11 +27,19 @@ export class RunScreenWorker extends WorkerClient {
 
   static create(
     binding: WorkerBinding,
-    unreachable: (binding: WorkerBinding, error: WorkerCallError) => Promise<WorkerCallError>,
+    hooks: {
+      unreachable: (binding: WorkerBinding, error: WorkerCallError) => Promise<WorkerCallError>;
+      /** Aborted when the binding's worker is reported gone (ComputersService.goneSignal). */
+      gone: (binding: WorkerBinding) => AbortSignal;
+    },
     rebind: Rebind,
   ): RunScreenWorker {
     const state = { binding };
-    return new RunScreenWorker(state, { unreachable: (error) => unreachable(state.binding, error) }, rebind);
+    return new RunScreenWorker(
+      state,
+      { unreachable: (error) => hooks.unreachable(state.binding, error), gone: () => hooks.gone(state.binding) },
+      rebind,
+    );
   }
 
   override get endpoint(): WorkerEndpoint {

@@ -52,6 +52,11 @@ export interface WorkerClientHooks {
    * worker gone and fenced it off), or the error itself.
    */
   unreachable?(error: WorkerCallError): Promise<WorkerCallError>;
+  /**
+   * Aborted once the worker is known gone (the driver reported it lost): a call in flight then fails at once
+   * as UNREACHABLE, and so through `unreachable`, instead of waiting for its timeout.
+   */
+  gone?(): AbortSignal | undefined;
 }
 
 export interface WorkerCallOptions {
@@ -109,7 +114,9 @@ export class WorkerClient {
     { signal, timeoutMs = DEFAULT_TIMEOUT_MS }: WorkerCallOptions,
   ): Promise<unknown> {
     const timeout = AbortSignal.timeout(timeoutMs);
+    const gone = this.hooks.gone?.();
     let res: Response;
+    let text: string;
     try {
       res = await fetch(`${this.endpoint.baseUrl}${route.path}`, {
         method: route.method,
@@ -119,10 +126,16 @@ export class WorkerClient {
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+        signal: AbortSignal.any([timeout, ...(signal ? [signal] : []), ...(gone ? [gone] : [])]),
       });
+      // Inside: a connection that drops in the middle of the answer is a worker that went away as well.
+      text = await res.text();
     } catch (error) {
       if (signal?.aborted) throw error;
+      if (gone?.aborted) {
+        const vanished = new WorkerCallError('UNREACHABLE', 0, `worker ${route.path}: ${(gone.reason as Error).message}`);
+        throw this.hooks.unreachable ? await this.hooks.unreachable(vanished) : vanished;
+      }
       // Refused: nothing listens there, so the call never reached a worker (safe to make elsewhere).
       const refused = (error as { cause?: { code?: unknown } }).cause?.code === 'ECONNREFUSED';
       const unreachable = new WorkerCallError(
@@ -133,7 +146,6 @@ export class WorkerClient {
       );
       throw this.hooks.unreachable ? await this.hooks.unreachable(unreachable) : unreachable;
     }
-    const text = await res.text();
     let json: unknown;
     try {
       json = text ? JSON.parse(text) : {};

@@ -40,6 +40,7 @@ export class FakeWorker {
   private readonly sockets = new Set<Socket>();
   private readonly server: http.Server;
   private suspended = false;
+  private cutOff = false;
   private exitedResolve!: () => void;
   /** Resolves when the worker has stopped serving (stopped or killed). */
   readonly exited = new Promise<void>((resolve) => (this.exitedResolve = resolve));
@@ -54,7 +55,9 @@ export class FakeWorker {
       log: () => undefined,
     });
     this.addRoutes();
-    this.server = http.createServer((req, res) => void this.dispatch.handle(req, res));
+    this.server = http.createServer((req, res) => {
+      if (!this.cutOff) void this.dispatch.handle(req, res);
+    });
     this.server.on('connection', (socket: Socket) => {
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
@@ -91,6 +94,18 @@ export class FakeWorker {
   async kill(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
     await this.end();
+  }
+
+  /**
+   * Cut off (its pod's network gone before its connections could be closed): it answers nothing more, not
+   * even the calls it is in the middle of, whose connections stay open until their clients give up.
+   */
+  vanish(): void {
+    if (!this.alive) return;
+    this.cutOff = true;
+    this.alive = false;
+    this.server.close();
+    this.exitedResolve();
   }
 
   private async end(): Promise<void> {
@@ -192,6 +207,8 @@ export class FakeWorker {
               resolve();
             });
           });
+          // Cut off: the answer never leaves (the queue's slot stays taken; the worker is gone anyway).
+          if (this.cutOff) await new Promise<never>(() => undefined);
           return { waitedMs: Date.now() - started, changed: false };
         }),
       );
