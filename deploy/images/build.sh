@@ -164,13 +164,14 @@ jq --arg title "lazyboy-$IMAGE" --argjson node "$with_node" '.Env += (if $node =
 # The tag covers the config too: a changed command or environment is another image.
 tag=$(for layer in "${layers[@]}"; do cat "$layer.diffid"; done | cat - "$WORK/config.json" | sha256sum | cut -c1-16)
 ref=localhost/lazyboy/$IMAGE:$tag
-out=$CACHE/$IMAGE-$tag.oci.tar
+# .image.tar: OCI layout and Docker archive in one (oci-image.sh).
+out=$CACHE/$IMAGE-$tag.image.tar
 if [ ! -f "$out" ]; then
   bash "$HERE/oci-image.sh" "$out.partial" "$ref" "$WORK/config.json" "${layers[@]}" 2>/dev/null
   mv "$out.partial" "$out"
   # Older archives and lower layers are of no use once newer ones exist (an hour's grace for a build
   # that is still loading one).
-  find "$CACHE" -maxdepth 1 -name "$IMAGE-*.oci.tar" ! -name "$IMAGE-$tag.oci.tar" -mmin +60 -delete
+  find "$CACHE" -maxdepth 1 \( -name "$IMAGE-*.oci.tar" -o -name "$IMAGE-*.image.tar" \) ! -name "$IMAGE-$tag.image.tar" -mmin +60 -delete
   find "$CACHE/layers" -maxdepth 1 -name "$base_name-*" ! -name "$base_name-$base_key.*" -mmin +60 -delete
 fi
 echo "$out $ref"

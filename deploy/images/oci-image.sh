@@ -13,6 +13,7 @@ trap 'rm -rf "$W"' EXIT
 mkdir -p "$W/blobs/sha256"
 layers='[]'
 diffs='[]'
+paths='[]'
 for layer in "$@"; do
   sha=$(sha256sum "$layer" | cut -d' ' -f1)
   size=$(stat -c %s "$layer")
@@ -20,6 +21,7 @@ for layer in "$@"; do
   layers=$(jq -c --arg d "sha256:$sha" --argjson s "$size" \
     '. + [{mediaType: "application/vnd.oci.image.layer.v1.tar+gzip", digest: $d, size: $s}]' <<<"$layers")
   diffs=$(jq -c --arg d "sha256:$(cat "$layer.diffid")" '. + [$d]' <<<"$diffs")
+  paths=$(jq -c --arg p "blobs/sha256/$sha" '. + [$p]' <<<"$paths")
 done
 jq -c --argjson diffs "$diffs" '{architecture: "amd64", os: "linux", config: ., rootfs: {type: "layers", diff_ids: $diffs}}' \
   "$CONFIG" >"$W/config.json"
@@ -37,5 +39,7 @@ jq -nc --arg m "sha256:$MSHA" --argjson ms "$MSIZE" --arg ref "$REF" '{
   manifests: [{mediaType: "application/vnd.oci.image.manifest.v1+json", digest: $m, size: $ms,
     annotations: {"org.opencontainers.image.ref.name": $ref, "io.containerd.image.name": $ref}}]}' >"$W/index.json"
 echo '{"imageLayoutVersion":"1.0.0"}' >"$W/oci-layout"
-tar -C "$W" -cf "$OUT" oci-layout index.json blobs
+jq -nc --arg c "blobs/sha256/$CSHA" --arg ref "$REF" --argjson layers "$paths" \
+  '[{Config: $c, RepoTags: [$ref], Layers: $layers}]' >"$W/manifest.json"
+tar -C "$W" -cf "$OUT" oci-layout index.json manifest.json blobs
 echo "$REF: manifest sha256:$MSHA -> $OUT" >&2

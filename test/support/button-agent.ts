@@ -1,12 +1,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ReceivedRequest, Turn } from '@lazyboy/model';
-import { contentText, lastPersonText, lastToolText } from '../support/index.js';
+import { contentText, lastPersonText, lastToolText } from './model-requests.js';
 
-// What an agent on the installed chart talks to and works on, served from the host the node runs on: the
-// scripted model (the API pod reaches it, as it would a LAN's model server) and a page with a button whose
-// click the server counts (the worker pod's Chromium opens it). Both listen on the host's end of the link
-// to the node, the one host address pods can reach (loopback is each pod's own).
+// What an agent of an installed LazyBoy (the chart on the test node, the compose stack in Docker) works
+// on, served from the host: the scripted model (the API's container reaches it, as it would a LAN's model
+// server) and a page with a button whose click the server counts (the worker's Chromium opens it). Both
+// listen on a host address the installed stack can reach (loopback is each container's own).
 
 export interface ButtonPage {
   url: string;
@@ -42,15 +42,8 @@ export async function startButtonPage(host: string): Promise<ButtonPage> {
 const call = (name: string, args: Record<string, unknown>) => ({ name, arguments: args });
 
 export const PRESSED = 'I pressed the button: the page says Pressed!';
-export const LOST = 'My computer went away while the job ran, so it did not finish. Ask again and I start it afresh.';
-/** What the long job runs: in flight for as long as the shell tool waits before moving it to the background. */
-export const LONG_JOB = 'sleep 600';
 
-/**
- * The model: "Press the button" opens the page, clicks its button once and reports what the page says;
- * "Run the long job" starts a shell command that runs for minutes and, told that the computer went away
- * under it, says so.
- */
+/** The model: "Press the button" opens the page, clicks its button once and reports what the page says. */
 export function agentScript(page: () => string): (request: ReceivedRequest) => Turn {
   return (request) => {
     const asked = lastPersonText(request);
@@ -69,11 +62,6 @@ export function agentScript(page: () => string): (request: ReceivedRequest) => T
       const button = /\[(\d+)\] button "Press me"/.exec(tool);
       if (button) return { toolCalls: [call('browser', { action: 'click', element: Number(button[1]) })] };
       return { toolCalls: [call('report_blocked', { reason: `unexpected page: ${tool.slice(0, 300)}` })] };
-    }
-    if (asked.startsWith('Run the long job')) {
-      if (!tool) return { toolCalls: [call('shell', { command: LONG_JOB })] };
-      if (tool.includes('went away')) return { text: LOST };
-      return { toolCalls: [call('report_blocked', { reason: `unexpected result: ${tool.slice(0, 300)}` })] };
     }
     return { text: `I cannot do "${asked}".` };
   };
