@@ -41,11 +41,17 @@ serving_cert() {
   mv "$R/pki/apiserver.crt.partial" "$R/pki/apiserver.crt"
 }
 kubernetes_endpoints() {
-  # PUT creates Endpoints that are not there yet.
-  curl -skf -m 10 -X PUT -H "Authorization: Bearer $(cat "$R/pki/admin.token")" -H 'content-type: application/json' \
+  # PUT creates Endpoints that are not there yet. Just after the API server turns ready its bootstrap may not
+  # have made the namespace default yet (the PUT fails then, once in many starts): asked again for 30 s.
+  local tries=0
+  until curl -skf -m 10 -X PUT -H "Authorization: Bearer $(cat "$R/pki/admin.token")" -H 'content-type: application/json' \
     "https://$NODE_IP:6443/api/v1/namespaces/default/endpoints/kubernetes" -d '{"apiVersion": "v1", "kind": "Endpoints",
     "metadata": {"name": "kubernetes", "namespace": "default"},
-    "subsets": [{"addresses": [{"ip": "'"$NODE_IP"'"}], "ports": [{"name": "https", "port": 6443, "protocol": "TCP"}]}]}' >/dev/null
+    "subsets": [{"addresses": [{"ip": "'"$NODE_IP"'"}], "ports": [{"name": "https", "port": 6443, "protocol": "TCP"}]}]}' >/dev/null; do
+    tries=$((tries + 1))
+    [ "$tries" -lt 100 ] || return 1
+    sleep 0.3
+  done
 }
 
 # The API server answers: nothing to do, but to give a node an older node-up.sh started what pods need to
