@@ -105,8 +105,7 @@ export class LocalPoolDriver extends PoolDriver {
   }
 
   async bind(binding: WorkerBinding, bindFence: bigint): Promise<WorkerBinding> {
-    const bound: WorkerBinding = { ...binding, bindFence, endpoint: { ...binding.endpoint, bindFence: Number(bindFence) } };
-    await new WorkerClient(bound.endpoint).call(workerRoutes.bind, { bindFence: Number(bindFence) }, { timeoutMs: 10_000 });
+    const bound = await this.fenceWorker(binding, bindFence);
     const known = this.workers.get(binding.computerId);
     if (known && known.binding.owner === binding.owner) known.binding = bound;
     return bound;
@@ -120,14 +119,6 @@ export class LocalPoolDriver extends PoolDriver {
   onLost(listener: (lost: LostWorker) => void): () => void {
     this.lostListeners.add(listener);
     return () => this.lostListeners.delete(listener);
-  }
-
-  async suspend(binding: WorkerBinding): Promise<void> {
-    await new WorkerClient(binding.endpoint).call(workerRoutes.suspend, {}, { timeoutMs: 30_000 });
-  }
-
-  async wake(binding: WorkerBinding): Promise<void> {
-    await new WorkerClient(binding.endpoint).call(workerRoutes.wake, {}, { timeoutMs: 60_000 });
   }
 
   async stop(binding: WorkerBinding): Promise<void> {

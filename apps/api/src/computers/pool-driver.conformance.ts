@@ -78,10 +78,10 @@ class GatedDriver extends PoolDriver {
   bind(binding: WorkerBinding, bindFence: bigint): Promise<WorkerBinding> {
     return this.inner.bind(binding, bindFence);
   }
-  suspend(binding: WorkerBinding): Promise<void> {
+  override suspend(binding: WorkerBinding): Promise<void> {
     return this.inner.suspend(binding);
   }
-  wake(binding: WorkerBinding): Promise<void> {
+  override wake(binding: WorkerBinding): Promise<void> {
     return this.inner.wake(binding);
   }
   stop(binding: WorkerBinding): Promise<void> {

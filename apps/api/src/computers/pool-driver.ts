@@ -56,9 +56,21 @@ export abstract class PoolDriver {
    * one are refused from then on (STALE_BINDER). Resolves with the binding as it now is.
    */
   abstract bind(binding: WorkerBinding, bindFence: bigint): Promise<WorkerBinding>;
-  /** Freezes the computer's desktop (memory kept, no CPU). */
-  abstract suspend(binding: WorkerBinding): Promise<void>;
-  abstract wake(binding: WorkerBinding): Promise<void>;
+  /** Freezes the computer's desktop (memory kept, no CPU). The same for every driver: the worker does it. */
+  async suspend(binding: WorkerBinding): Promise<void> {
+    await new WorkerClient(binding.endpoint).call(workerRoutes.suspend, {}, { timeoutMs: 30_000 });
+  }
+
+  async wake(binding: WorkerBinding): Promise<void> {
+    await new WorkerClient(binding.endpoint).call(workerRoutes.wake, {}, { timeoutMs: 60_000 });
+  }
+
+  /** Tells the worker the new bind fence (the part of `bind` every driver shares); the binding as it now is. */
+  protected async fenceWorker(binding: WorkerBinding, bindFence: bigint): Promise<WorkerBinding> {
+    const bound: WorkerBinding = { ...binding, bindFence, endpoint: { ...binding.endpoint, bindFence: Number(bindFence) } };
+    await new WorkerClient(bound.endpoint).call(workerRoutes.bind, { bindFence: Number(bindFence) }, { timeoutMs: 10_000 });
+    return bound;
+  }
   /** Ends the worker and its desktop; the home is kept. Resolves once nothing of it runs any more. */
   abstract stop(binding: WorkerBinding): Promise<void>;
   /**

@@ -64,19 +64,10 @@ export class FakePoolDriver extends PoolDriver {
   }
 
   async bind(binding: WorkerBinding, bindFence: bigint): Promise<WorkerBinding> {
-    const bound: WorkerBinding = { ...binding, bindFence, endpoint: { ...binding.endpoint, bindFence: Number(bindFence) } };
-    await new WorkerClient(bound.endpoint).call(workerRoutes.bind, { bindFence: Number(bindFence) });
+    const bound = await this.fenceWorker(binding, bindFence);
     const known = this.owned.get(binding.computerId);
     if (known?.binding.owner === binding.owner) known.binding = bound;
     return bound;
-  }
-
-  async suspend(binding: WorkerBinding): Promise<void> {
-    await new WorkerClient(binding.endpoint).call(workerRoutes.suspend, {});
-  }
-
-  async wake(binding: WorkerBinding): Promise<void> {
-    await new WorkerClient(binding.endpoint).call(workerRoutes.wake, {});
   }
 
   async stop(binding: WorkerBinding): Promise<void> {

@@ -135,20 +135,11 @@ export class KubernetesPoolDriver extends PoolDriver {
   }
 
   async bind(binding: WorkerBinding, bindFence: bigint): Promise<WorkerBinding> {
-    const bound: WorkerBinding = { ...binding, bindFence, endpoint: { ...binding.endpoint, bindFence: Number(bindFence) } };
-    await new WorkerClient(bound.endpoint).call(workerRoutes.bind, { bindFence: Number(bindFence) }, { timeoutMs: 10_000 });
+    const bound = await this.fenceWorker(binding, bindFence);
     await this.leases.acquire(binding.computerId, bindFence);
     const known = this.held.get(binding.computerId);
     if (known && known.binding.owner === binding.owner) known.binding = bound;
     return bound;
-  }
-
-  async suspend(binding: WorkerBinding): Promise<void> {
-    await new WorkerClient(binding.endpoint).call(workerRoutes.suspend, {}, { timeoutMs: 30_000 });
-  }
-
-  async wake(binding: WorkerBinding): Promise<void> {
-    await new WorkerClient(binding.endpoint).call(workerRoutes.wake, {}, { timeoutMs: 60_000 });
   }
 
   /** Deletes the pod (its worker stops the desktop on SIGTERM) and waits until it is gone; the home stays. */

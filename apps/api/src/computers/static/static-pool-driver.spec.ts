@@ -165,7 +165,12 @@ describe('the static pool', () => {
       await driver.stop(binding);
       // Resolved once nothing of the computer runs: Xvfb, Chromium, the shell's command, all gone already.
       expect(desktopProcesses({ home })).toEqual([]);
-      expect(workers.exits.slice(exitsBefore)).toEqual([{ port: portOf(binding), code: 0, signal: null }]);
+      // The worker closes its port before its process has quite exited: its exit is waited for, not assumed.
+      const exited = await until(
+        'the released worker to exit',
+        () => workers.exits.length > exitsBefore && workers.exits.slice(exitsBefore),
+      );
+      expect(exited).toEqual([{ port: portOf(binding), code: 0, signal: null }]);
       await free(portOf(binding));
       expect(await workers.running(binding)).toBe(false);
       // The home stays for the computer's next boot.

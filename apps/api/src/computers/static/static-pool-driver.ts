@@ -104,19 +104,10 @@ export class StaticPoolDriver extends PoolDriver {
   }
 
   async bind(binding: WorkerBinding, bindFence: bigint): Promise<WorkerBinding> {
-    const bound: WorkerBinding = { ...binding, bindFence, endpoint: { ...binding.endpoint, bindFence: Number(bindFence) } };
-    await new WorkerClient(bound.endpoint).call(workerRoutes.bind, { bindFence: Number(bindFence) }, { timeoutMs: 10_000 });
+    const bound = await this.fenceWorker(binding, bindFence);
     const known = this.held.get(binding.computerId);
     if (known && known.binding.owner === binding.owner) known.binding = bound;
     return bound;
-  }
-
-  async suspend(binding: WorkerBinding): Promise<void> {
-    await new WorkerClient(binding.endpoint).call(workerRoutes.suspend, {}, { timeoutMs: 30_000 });
-  }
-
-  async wake(binding: WorkerBinding): Promise<void> {
-    await new WorkerClient(binding.endpoint).call(workerRoutes.wake, {}, { timeoutMs: 60_000 });
   }
 
   /**
