@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ReceivedRequest, Turn } from '@lazyboy/model';
 import { signUp, lastPersonText } from '../support/index.js';
 import { WebHarness } from './web-harness.js';
+import { signInThroughLoginPage } from '../support/web-walkthrough.js';
 
 // A person uses LazyBoy in a real Chromium: signs in, creates an agent, sends it a task and watches the
 // agent's status and answer arrive over the websocket; the whole stack runs behind the web server.
@@ -54,12 +55,7 @@ describe('the web app in a real browser', () => {
     const user = await signUp(harness.service.app.url);
     const { context, page } = await harness.newPage();
     try {
-      await page.goto('/');
-      await page.waitForURL('**/login');
-      await page.getByTestId('login-email').fill(user.email);
-      await page.getByTestId('login-password').fill(user.password);
-      await page.getByTestId('login-submit').click();
-      await page.waitForURL((url) => !url.pathname.startsWith('/login'));
+      await signInThroughLoginPage(page, user.email, user.password);
 
       await page.getByTestId('new-agent-button').click();
       await page.getByTestId('new-agent-name').fill('Ada');

@@ -7,6 +7,7 @@ import type { Page } from 'playwright-core';
 import { LOCAL_MODEL_SERVER_CANDIDATES } from '../../apps/api/src/model/workspace-model.service.js';
 import { logInFirstAdmin, type TestUser, lastPersonText } from '../support/index.js';
 import { WebHarness } from './web-harness.js';
+import { createAgentFromSidebar, signInThroughLoginPage } from '../support/web-walkthrough.js';
 
 // A fresh install as its first admin meets it in a real Chromium: no model anywhere, so the chat says so
 // before anything is sent and points at the settings; the settings offer the model server found on this
@@ -93,17 +94,8 @@ describe('the first run in a real browser', () => {
   it('signs in, is told there is no model, picks the local server found, tests it, saves, and gets an answer', async () => {
     const { context, page } = await harness.newPage();
     try {
-      await page.goto('/');
-      await page.waitForURL('**/login');
-      await page.getByTestId('login-email').fill(ADMIN_EMAIL);
-      await page.getByTestId('login-password').fill(APP_TOKEN);
-      await page.getByTestId('login-submit').click();
-      await page.waitForURL((url) => !url.pathname.startsWith('/login'));
-
-      await page.getByTestId('new-agent-button').click();
-      await page.getByTestId('new-agent-name').fill('小助手');
-      await page.getByTestId('new-agent-submit').click();
-      await page.waitForURL('**/agents/**');
+      await signInThroughLoginPage(page, ADMIN_EMAIL, APP_TOKEN);
+      await createAgentFromSidebar(page, '小助手');
       const missing = page.getByTestId('model-missing');
       await missing.waitFor();
       expect(await missing.getAttribute('data-code')).toBe('model_not_configured');

@@ -4,9 +4,9 @@ import { defaultDesktopPaths } from './desktop-paths.js';
 
 export interface ScreensPlacement {
   /**
-   * A directory of every computer's home mounted in this worker (a static pool's LAZYBOY_HOMES_DIR), whose
-   * desktops all run as one user: the desktop's programs then run in bubblewrap, seeing this computer's home
-   * alone, as the agent's shell does.
+   * A directory of every computer's home mounted in this worker (a static pool's LAZYBOY_HOMES_DIR). The
+   * desktop's programs then run in bubblewrap, seeing this computer's home alone, as the agent's shell does;
+   * a root worker (a Docker container's) runs the computer as a user whose uid no other home there has.
    */
   sharedHomesDir?: string | undefined;
 }
@@ -23,6 +23,9 @@ export function screensOf(config: WorkerEnv, placement: ScreensPlacement = {}): 
     egressPolicy: egressPolicyOf(config),
     ...(placement.sharedHomesDir === undefined
       ? {}
-      : { desktopSandbox: { hiddenDirs: [placement.sharedHomesDir, shellLogRoot(paths.runtimeDir)] } }),
+      : {
+          desktopSandbox: { hiddenDirs: [placement.sharedHomesDir, shellLogRoot(paths.runtimeDir)] },
+          sharedHomes: true,
+        }),
   });
 }

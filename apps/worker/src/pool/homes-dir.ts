@@ -1,4 +1,4 @@
-import { accessSync, chmodSync, constants, lstatSync, mkdirSync, statSync } from 'node:fs';
+import { accessSync, chmodSync, chownSync, constants, lstatSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '@lazyboy/contracts';
 import { WorkerHttpError } from '../http/errors.js';
@@ -19,6 +19,12 @@ export function assertHomesDir(homesDir: string): void {
     );
   }
   if (!isDirectory) throw new ConfigError(`LAZYBOY_HOMES_DIR ${homesDir} is not a directory: mount the homes volume there`);
+  // A root worker runs each computer as a user of its own: the directory then becomes root's and
+  // unlistable (0711), so a computer reaches its own home by its path and learns no other home's name.
+  if (process.getuid?.() === 0) {
+    chownSync(homesDir, 0, 0);
+    chmodSync(homesDir, 0o711);
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_HIDDEN_DIRS, type SandboxLayout } from '../workspace/sandbox-args.js';
+import type { SandboxProc } from '../workspace/sandbox-proc.js';
 import { PRIVATE_HOME_DIR } from './chromium.js';
 import { xSocketFile } from './display-numbers.js';
 
@@ -8,7 +9,8 @@ import { xSocketFile } from './display-numbers.js';
  * Runs the desktop's own programs — the session bus and what it activates, the window manager or XFCE
  * session, Chromium, and everything they start (dialogs, terminals, downloads, file:// pages) — inside
  * bubblewrap with the same boundary as the agent's shell: a read-only system, the computer's home
- * read-write, a private /tmp, its own pid namespace. For a computer whose home lies in a homes directory
+ * read-write, a private /tmp, its own pid namespace (where the kernel allows a /proc of its own:
+ * sandbox-proc.ts). For a computer whose home lies in a homes directory
  * other computers' homes share (a static pool's volume) while every desktop runs as one user, where file
  * modes cannot keep one computer out of another. Xvfb, x11vnc and the worker's own helpers (xauth, xprop,
  * xdotool, the AT-SPI reader, screenshots, recordings) need no home and stay outside.
@@ -31,6 +33,8 @@ export interface DesktopSandboxInput {
   screen?: { dir: string; displayNumber: number; xauthority: string };
   /** The one browser profile bound back inside the home's private folder (Chromium's own sandbox only). */
   profileDir?: string;
+  /** Which /proc it gets (`sandboxProcFor` the desktop's user). Default `own`. */
+  proc?: SandboxProc;
 }
 
 /**
@@ -54,5 +58,6 @@ export function desktopSandboxLayout(input: DesktopSandboxInput): SandboxLayout 
     shareNetwork: true,
     // Keep the group DesktopProcess made, so suspend, wake and stop reach every process inside.
     newSession: false,
+    ...(input.proc ? { proc: input.proc } : {}),
   };
 }

@@ -30,6 +30,7 @@ import type { DesktopHealth, ScreenEndpoints, ScreenStatus } from './screen-type
 import { MAX_SCREEN_LIMIT, screenLimitFromEnv } from './screen-limit.js';
 import type { RunAs } from '../process/run-as.js';
 import type { SandboxLayout } from '../workspace/sandbox-args.js';
+import { sandboxProcFor } from '../workspace/sandbox-proc.js';
 
 export interface ScreenManagerOptions {
   /** Names the computer's user (`lazyboy-<id>`) and appears in logs. */
@@ -62,6 +63,11 @@ export interface ScreenManagerOptions {
    * cannot be built; it never runs without. Default: unsandboxed (a pod or a computer's own user is the boundary).
    */
   desktopSandbox?: DesktopSandboxOptions;
+  /**
+   * The home's directory is a homes volume other workers share (a static pool): as root, the computer's
+   * user takes its uid from the homes there (`sharedHomeUid`), not from this worker's password file.
+   */
+  sharedHomes?: boolean;
   /** Each connection the egress proxy refused (the refusal log). Default: a line in `log`. */
   onEgressRefused?: (refusal: EgressRefusal) => void;
   log?: (line: string) => void;
@@ -89,6 +95,7 @@ export class ScreenManager {
   private readonly bootTimeoutMs: number;
   private readonly session: DesktopSession;
   private readonly desktopSandbox: DesktopSandboxOptions | undefined;
+  private readonly sharedHomes: boolean;
   private readonly log: (line: string) => void;
   private readonly egressPolicy: EgressPolicy;
   private readonly onEgressRefused: (refusal: EgressRefusal) => void;
@@ -111,6 +118,7 @@ export class ScreenManager {
     this.bootTimeoutMs = options.bootTimeoutMs ?? 60_000;
     this.session = options.session ?? 'window-manager';
     this.desktopSandbox = options.desktopSandbox;
+    this.sharedHomes = options.sharedHomes ?? false;
     this.log = options.log ?? ((line) => console.error(`[desktop ${options.computerId}] ${line}`));
     this.readyMarker = path.join(this.runtimeDir, 'ready');
     this.egressPolicy = options.egressPolicy ?? DEFAULT_EGRESS_POLICY;
@@ -367,7 +375,7 @@ export class ScreenManager {
   }
 
   private async prepareOnce(): Promise<ScreenContext> {
-    const user = await resolveDesktopUser(this.userName, this.homeDir);
+    const user = await resolveDesktopUser(this.userName, this.homeDir, { sharedHomes: this.sharedHomes });
     this.desktopUser = user;
     const runAs: RunAs | undefined = user.dedicated ? { uid: user.uid, gid: user.gid } : undefined;
     try {
@@ -412,6 +420,7 @@ export class ScreenManager {
         runtimeDir: this.runtimeDir,
         xdgRuntimeDir,
         hiddenDirs: this.desktopSandbox.hiddenDirs,
+        proc: sandboxProcFor(runAs),
       });
     if (desktopSandbox) await assertSandboxBuilds(runAs, probeEnv, desktopSandbox);
     const sandbox = await probeChromiumSandbox(runAs, probeEnv, desktopSandbox);

@@ -14,6 +14,7 @@ import { CHROMIUM_COMMAND, chromiumArgs, prepareProfile, profileDirFor } from '.
 import { accessibilityBusAddress, launchDbusSession, startSandboxedSessionBus, type DbusSession } from './dbus-session.js';
 import { desktopEnv } from './desktop-env.js';
 import { desktopSandboxLayout, type DesktopSandboxOptions } from './desktop-sandbox.js';
+import { sandboxProcFor } from '../workspace/sandbox-proc.js';
 import { findDesktopProcesses } from './desktop-processes.js';
 import type { DesktopUser } from './desktop-user.js';
 import { xServerHolding } from './display-numbers.js';
@@ -254,7 +255,7 @@ export class Screen {
     if (context.egress && context.runAs) {
       const island = await NetworkIsland.create();
       this.island = island;
-      this.screenRunAs = { ...context.runAs, netns: island.path };
+      this.screenRunAs = { ...context.runAs, netns: island.path, userns: island.userPath };
       const egress = context.egress;
       // Made while the desktop boots; the browser only needs it for its first request.
       egressEntry = island.listen(EGRESS_PROXY_PORT).then((listener) => egress.attach(listener, `screen ${this.slot}`));
@@ -310,6 +311,7 @@ export class Screen {
         xdgRuntimeDir: context.xdgRuntimeDir,
         hiddenDirs: context.desktopSandbox.hiddenDirs,
         screen: { dir: screenDir, displayNumber: this.displayNumber, xauthority },
+        proc: sandboxProcFor(context.runAs),
       });
       this.dbus = await startSandboxedSessionBus({
         socket: path.join(screenDir, 'session-bus'),

@@ -9,6 +9,8 @@ export interface RunAs {
    * it as root and then drops to uid/gid itself, so the process never holds the right to leave it.
    */
   netns?: string | undefined;
+  /** The island's user namespace (`NetworkIsland.userPath`), entered before its network when it has one. */
+  userns?: string | undefined;
 }
 
 export interface LaunchSpec {
@@ -37,7 +39,15 @@ export function launchSpec(
   return {
     command: NSENTER,
     // nsenter -G also drops the supplementary groups (root's), as spawn's gid does.
-    args: [`--net=${runAs.netns}`, `--setgid=${runAs.gid}`, `--setuid=${runAs.uid}`, '--', file!, ...rest],
+    args: [
+      ...(runAs.userns ? [`--user=${runAs.userns}`] : []),
+      `--net=${runAs.netns}`,
+      `--setgid=${runAs.gid}`,
+      `--setuid=${runAs.uid}`,
+      '--',
+      file!,
+      ...rest,
+    ],
     uid: undefined,
     gid: undefined,
   };

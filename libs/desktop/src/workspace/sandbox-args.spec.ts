@@ -50,4 +50,23 @@ describe('bwrapArguments', () => {
       gid: undefined,
     });
   });
+
+  it("keeps the container's /proc and makes no pid namespace where a fresh /proc cannot be mounted", () => {
+    const args = bwrapArguments({ ...layout, proc: 'shared' }, 'ls');
+
+    expect(args.join(' ')).toBe(
+      '--ro-bind / / --dev /dev --bind /proc /proc --tmpfs /tmp --tmpfs /data ' +
+        '--bind /data/computers/a/home /data/computers/a/home ' +
+        '--chdir /data/computers/a/home --unshare-user-try --unshare-uts --unshare-cgroup-try ' +
+        '--unshare-net --die-with-parent --new-session -- bash -c ls',
+    );
+  });
+
+  it("enters an island's user namespace before its network", () => {
+    const launch = launchSpec('xdotool', ['key', 'a'], { uid: 7, gid: 8, netns: '/proc/1/fd/9', userns: '/proc/1/fd/10' });
+
+    expect([launch.command, ...launch.args].join(' ')).toBe(
+      '/usr/bin/nsenter --user=/proc/1/fd/10 --net=/proc/1/fd/9 --setgid=8 --setuid=7 -- xdotool key a',
+    );
+  });
 });

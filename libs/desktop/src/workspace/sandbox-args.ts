@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { SandboxProc } from './sandbox-proc.js';
 
 export interface SandboxLayout {
   /** Bound read-write at the same path; the command starts here unless `cwd` says otherwise. */
@@ -33,6 +34,8 @@ export interface SandboxLayout {
    * were started in, so that the worker's group signals (suspend, wake, stop) reach everything inside.
    */
   newSession?: boolean;
+  /** `own` (the default): a fresh /proc and PID namespace; `shared`: the container's /proc (sandbox-proc.ts). */
+  proc?: SandboxProc;
 }
 
 /** Never hidden: a tmpfs over these would leave the sandbox without a working system. */
@@ -67,7 +70,11 @@ export function bwrapArguments(layout: SandboxLayout, command: string): string[]
  */
 export function bwrapCommand(layout: SandboxLayout, argv: readonly string[]): string[] {
   const homeDir = path.resolve(layout.homeDir);
-  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
+  const ownProc = layout.proc !== 'shared';
+  // `--ro-bind / /` brings the container's /proc along, read-only; `--proc` covers it with the sandbox's
+  // own, else it is bound again writable (Chromium's sandbox writes its namespaces' uid_map there).
+  const proc = ownProc ? ['--proc', '/proc'] : ['--bind', '/proc', '/proc'];
+  const args = ['--ro-bind', '/', '/', '--dev', '/dev', ...proc, '--tmpfs', '/tmp'];
   const covered = ['/tmp'];
   for (const dir of [...new Set(layout.hiddenDirs.map((d) => path.resolve(d)))].sort()) {
     if (SYSTEM_DIRS.has(dir)) throw new RangeError(`refusing to hide system directory ${dir}`);
@@ -89,9 +96,12 @@ export function bwrapCommand(layout: SandboxLayout, argv: readonly string[]): st
   args.push(
     '--chdir',
     layout.cwd,
-    // Own user, pid, ipc, uts and cgroup namespaces. The network is the screen's island when there is one
-    // (nothing but the island's loopback and the egress proxy), else an empty namespace of its own.
-    '--unshare-all',
+    // Own user, pid, ipc, uts and cgroup namespaces. With the container's /proc, no pid namespace (its
+    // /proc would show the processes by another namespace's pids) and the container's IPC one: the X
+    // server's, whose MIT-SHM otherwise attaches the wrong segment under a colliding id (the container holds
+    // this computer alone). The network is the screen's island when there is one (nothing but the island's
+    // loopback and the egress proxy), else an empty namespace of its own.
+    ...(ownProc ? ['--unshare-all'] : ['--unshare-user-try', '--unshare-uts', '--unshare-cgroup-try']),
     layout.shareNetwork ? '--share-net' : '--unshare-net',
     '--die-with-parent',
     // setsid: no TIOCSTI into a terminal of the worker's.

@@ -14,6 +14,7 @@ import { signalGroup } from '../process/signals.js';
 import { logSize, logTailText, readLogSlice } from './command-log.js';
 import { PathOutsideHomeError, SandboxUnavailableError, UnknownCommandError } from './errors.js';
 import { bwrapArguments, DEFAULT_HIDDEN_DIRS, isInside } from './sandbox-args.js';
+import { sandboxProcFor } from './sandbox-proc.js';
 
 export interface SandboxedShellOptions {
   /** The computer's user (`ScreenManager.user`): commands run as it when it is a dedicated one. */
@@ -227,6 +228,7 @@ export class SandboxedShell {
             a11ySocket: display?.a11ySocket,
             privateDirs: [PRIVATE_HOME_DIR],
             shareNetwork: island !== undefined,
+            proc: sandboxProcFor(user.dedicated ? user : undefined),
           },
           command,
         );
