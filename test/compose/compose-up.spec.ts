@@ -10,9 +10,8 @@ import { ScriptedModelServer } from '@lazyboy/model';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/browser.js';
 import { agentScript, PRESSED, startButtonPage, type ButtonPage } from '../support/button-agent.js';
-import { until } from '../support/index.js';
 import { createAgentFromSidebar, sendMessage, signInThroughLoginPage } from '../support/web-walkthrough.js';
-import { lastPersonText, lastToolText } from '../support/model-requests.js';
+import { lastPersonText, lastToolText, until } from '../support/index.js';
 
 // deploy/compose as a person on one Docker host runs it: setup.sh (the five images built and loaded, .env
 // written), `docker-compose up -d`, the web app at the published port in a real Chromium, an agent asked to
