@@ -20,6 +20,7 @@ import { meViewSchema } from '@lazyboy/contracts';
 import { repoRoot } from '@lazyboy/localstack';
 import { ScriptedModelServer } from '@lazyboy/model';
 import type { Browser, Page } from 'playwright-core';
+import { COMPUTER_LOST_MESSAGE_IN_FLIGHT } from '../../apps/api/src/computers/computers.service.js';
 import { leaseName } from '../../apps/api/src/computers/kubernetes/computer-leases.js';
 import {
   labels as driverLabels,
@@ -28,15 +29,17 @@ import {
   WORKER_SELECTOR,
 } from '../../apps/api/src/computers/kubernetes/worker-pods.js';
 import { launchChromium } from '../support/browser.js';
+import { createAgentFromSidebar, sendMessage, signInThroughLoginPage } from '../support/web-walkthrough.js';
 import { until } from '../support/index.js';
-import { agentScript, PRESSED, startButtonPage, type ButtonPage } from '../support/button-agent.js';
+import { agentScript, LONG_JOB, PRESSED, startButtonPage, type ButtonPage } from '../support/button-agent.js';
 import { CHART, startHelm, type Helm } from './chart-harness.js';
 
 // helm/lazyboy installed for real on the project's one-node Kubernetes (scripts/k8s-node), with the five
 // images build.sh makes (imported into the node's containerd by test-node.sh): install, the pods Ready, the
 // web app and the first admin's sign-in reached from the host through the Services, the chart's
 // ServiceAccount token held to its Role, a person in a real Chromium at the web Service's node port asking
-// an agent to press a page's button (a warm worker pod binds; the click lands),
+// an agent to press a page's button (a warm worker pod binds; the click lands), the bound pod deleted under
+// the agent's running command (the run ends saying so; the next message binds a new pod and works),
 // an upgrade that keeps the Secrets and rolls what changed, and an uninstall that leaves exactly what it
 // says it leaves. One namespace of its own, deleted at the end.
 
@@ -365,18 +368,9 @@ describe('helm/lazyboy on a real Kubernetes node', () => {
 
     const context = await browser.newContext({ baseURL: `http://${NODE_IP}:${nodePort}` });
     person = await context.newPage();
-    await person.goto('/');
-    await person.waitForURL('**/login');
-    await person.getByTestId('login-email').fill(ADMIN_EMAIL);
-    await person.getByTestId('login-password').fill((await secretData(RELEASE))['admin-token']!);
-    await person.getByTestId('login-submit').click();
-    await person.waitForURL((url) => !url.pathname.startsWith('/login'));
-    await person.getByTestId('new-agent-button').click();
-    await person.getByTestId('new-agent-name').fill('Ada');
-    await person.getByTestId('new-agent-submit').click();
-    await person.waitForURL('**/agents/**');
-    await person.getByTestId('composer').fill('Press the button on the test page');
-    await person.getByTestId('composer').press('Enter');
+    await signInThroughLoginPage(person, ADMIN_EMAIL, (await secretData(RELEASE))['admin-token']!);
+    await createAgentFromSidebar(person, 'Ada');
+    await sendMessage(person, 'Press the button on the test page');
     // A warm pod is bound at once; the page, the click and the report come through the pod's Chromium.
     await withApiLog(assistantSaid(PRESSED).waitFor({ timeout: 120_000 }));
     expect(site.clicks()).toBe(1);
@@ -397,6 +391,49 @@ describe('helm/lazyboy on a real Kubernetes node', () => {
     await person.locator('[data-testid="computer-panel"][data-first-frame="true"]').waitFor({ timeout: 60_000 });
     await person.getByTestId('computer-toggle').click();
     await person.getByTestId('computer-panel').waitFor({ state: 'detached' });
+  }, 300_000);
+
+  it('deletes the bound pod under a running command: the run ends at once saying the computer went away, and the next message binds a new pod that works', async () => {
+    const live = async () => (await boundPods()).filter((p) => !p.metadata!.deletionTimestamp);
+    const [before] = await live();
+    const podName = before!.metadata!.name!;
+    const computerId = before!.metadata!.labels![driverLabels.computer]!;
+    const fenceBefore = BigInt((await bindingLease(computerId)).bindFence);
+    const jobsBefore = site.longJobs().length;
+    await sendMessage(person, LONG_JOB);
+    // In flight on the pod once the command has told the page's server so. Not the busy line: the run shows
+    // the call as the model makes it, before it has its screen and sends the call, and a pod deleted before
+    // that is no call in flight: the run rightly boots another pod and runs the command there.
+    await withApiLog(
+      until('the long job running on the pod', () => site.longJobs().length > jobsBefore, { timeoutMs: 60_000, everyMs: 200 }),
+    );
+    expect(site.longJobs().slice(jobsBefore)).toEqual([podName]);
+
+    // Deleted as a person or an eviction deletes a pod, gracefully: the object stays, marked, until the
+    // kubelet has stopped its container.
+    const deletedAt = Date.now();
+    await core.deleteNamespacedPod({ name: podName, namespace });
+    await withApiLog(assistantSaid(COMPUTER_LOST_MESSAGE_IN_FLIGHT).waitFor({ timeout: 20_000 }));
+    expect(Date.now() - deletedAt).toBeLessThan(20_000);
+    // Ended by the loss, not by the shell's own wait running out.
+    expect(await assistantSaid('still running').count()).toBe(0);
+    await person.getByTestId('busy-line').waitFor({ state: 'detached', timeout: 10_000 });
+
+    await sendMessage(person, 'Press the button on the test page once more');
+    await withApiLog(
+      until('a second report', async () => (await assistantSaid(PRESSED).count()) === 2, { timeoutMs: 180_000, everyMs: 500 }),
+    );
+    expect(site.clicks()).toBe(2);
+    // A new pod of the same computer, bound by the API pod with a higher fence; the long job did not run again.
+    const after = await live();
+    expect(after.map((p) => [p.metadata!.name === podName, p.metadata!.labels![driverLabels.computer]])).toEqual([
+      [false, computerId],
+    ]);
+    const [api] = await componentPods('api');
+    const lease = await bindingLease(computerId);
+    expect(lease.holder).toBe(api!.metadata!.name);
+    expect(BigInt(lease.bindFence)).toBeGreaterThan(fenceBefore);
+    expect(site.longJobs().length).toBe(jobsBefore + 1);
   }, 300_000);
 
   it("holds the chart's ServiceAccount to the pool driver's calls in its namespace: no Secrets, no other namespace", async () => {

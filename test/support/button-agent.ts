@@ -11,15 +11,28 @@ import { contentText, lastPersonText, lastToolText } from './model-requests.js';
 export interface ButtonPage {
   url: string;
   clicks(): number;
+  /** The hosts (worker pods, containers) the long job has started on, in order. */
+  longJobs(): string[];
   close(): Promise<void>;
 }
 
-/** A page with a "Press me" button on `host`; its click fetches /clicked, which the server counts. */
+/**
+ * A page with a "Press me" button on `host`; its click fetches /clicked, which the server counts. The long
+ * job's command calls /long-job?host=<its host> as it starts, so a test knows the command is running on
+ * the computer, and on which one, before it pulls the computer away.
+ */
 export async function startButtonPage(host: string): Promise<ButtonPage> {
   let clicks = 0;
+  const longJobs: string[] = [];
   const server = http.createServer((req, res) => {
     if (req.url === '/clicked') {
       clicks++;
+      res.end('ok');
+      return;
+    }
+    const url = new URL(req.url ?? '/', 'http://page');
+    if (url.pathname === '/long-job') {
+      longJobs.push(url.searchParams.get('host') ?? '');
       res.end('ok');
       return;
     }
@@ -31,6 +44,7 @@ export async function startButtonPage(host: string): Promise<ButtonPage> {
   return {
     url: `http://${host}:${(server.address() as AddressInfo).port}/`,
     clicks: () => clicks,
+    longJobs: () => [...longJobs],
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -42,8 +56,16 @@ export async function startButtonPage(host: string): Promise<ButtonPage> {
 const call = (name: string, args: Record<string, unknown>) => ({ name, arguments: args });
 
 export const PRESSED = 'I pressed the button: the page says Pressed!';
+/** What the person asks for the long job. */
+export const LONG_JOB = 'Run the long job';
+/** Tells the page's server it started and where (the pod's name), then runs far past the shell tool's 30 s wait. */
+const longJobCommand = (page: string) => `curl -fsS "${page}long-job?host=$(hostname)" && sleep 120`;
 
-/** The model: "Press the button" opens the page, clicks its button once and reports what the page says. */
+/**
+ * The model: "Press the button" opens the page, clicks its button once and reports what the page says;
+ * "Run the long job" starts a two-minute shell command and, once it has the tool's result, stops and passes
+ * that on word for word (the product's own text, not the script's).
+ */
 export function agentScript(page: () => string): (request: ReceivedRequest) => Turn {
   return (request) => {
     const asked = lastPersonText(request);
@@ -62,6 +84,10 @@ export function agentScript(page: () => string): (request: ReceivedRequest) => T
       const button = /\[(\d+)\] button "Press me"/.exec(tool);
       if (button) return { toolCalls: [call('browser', { action: 'click', element: Number(button[1]) })] };
       return { toolCalls: [call('report_blocked', { reason: `unexpected page: ${tool.slice(0, 300)}` })] };
+    }
+    if (asked.startsWith(LONG_JOB)) {
+      if (!tool) return { toolCalls: [call('shell', { command: longJobCommand(page()) })] };
+      return { toolCalls: [call('report_blocked', { reason: tool })] };
     }
     return { text: `I cannot do "${asked}".` };
   };
