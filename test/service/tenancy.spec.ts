@@ -21,6 +21,7 @@ interface AliceIds {
   userId: string;
   tokenId: string;
   invitationId: string;
+  accountId: string;
 }
 
 type Body = Record<string, unknown> | null;
@@ -73,6 +74,17 @@ function bodies(bob: TestUser): Record<string, Body> {
     'GET /api/workspaces/:workspaceId/invitations': null,
     'POST /api/workspaces/:workspaceId/invitations': { email: bob.email, role: 'owner' },
     'DELETE /api/workspaces/:workspaceId/invitations/:invitationId': null,
+    'GET /api/agents/:agentId/vault': null,
+    'POST /api/agents/:agentId/vault': { site: 'https://bob.example.com', username: 'bob', password: 'bob-password' },
+    'POST /api/agents/:agentId/vault/import': { csv: 'url,username,password\nhttps://bob.example.com,bob,bob-password' },
+    'GET /api/workspaces/:workspaceId/vault': null,
+    'POST /api/workspaces/:workspaceId/vault': { site: 'https://bob.example.com', username: 'bob', password: 'bob-password' },
+    'POST /api/workspaces/:workspaceId/vault/import': { csv: 'url,username,password\nhttps://bob.example.com,bob,bob-password' },
+    'PATCH /api/vault/:accountId': { password: 'set-by-bob' },
+    'DELETE /api/vault/:accountId': null,
+    'PUT /api/vault/:accountId/agents': { agentIds: [] },
+    'POST /api/vault/:accountId/reveal': { password: bob.password },
+    'GET /api/vault/:accountId/totp': null,
     // The token is the capability: Bob tries the id of Alice's invitation (all he could have seen) as one.
     'POST /api/invitations/:token/accept': null,
   };
@@ -129,7 +141,16 @@ describe('cross-workspace isolation', () => {
     const invitation = await as(alice.cookie)
       .post(`/api/workspaces/${alice.workspaceId}/invitations`, { email: bob.email, role: 'owner' })
       .expect(201);
+    const account = await as(alice.cookie)
+      .post(`/api/agents/${agent.body.id}/vault`, {
+        site: 'https://alice.example.com',
+        username: 'alice',
+        password: 'alice-password',
+        totp: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP',
+      })
+      .expect(201);
     ids = {
+      accountId: account.body.id,
       workspaceId: alice.workspaceId,
       agentId: agent.body.id,
       chatId: chat.body.id,
@@ -228,6 +249,12 @@ describe('cross-workspace isolation', () => {
     expect(invitations.body.items).toEqual([
       expect.objectContaining({ id: ids.invitationId, status: 'pending', role: 'owner', email: bob.email }),
     ]);
+    const vault = await alicesView.get(`/api/agents/${ids.agentId}/vault`).expect(200);
+    expect(vault.body.own).toEqual([
+      expect.objectContaining({ id: ids.accountId, site: 'https://alice.example.com', username: 'alice' }),
+    ]);
+    expect(vault.body.own[0].updatedAt).toBe(vault.body.own[0].createdAt);
+    expect((await alicesView.get(`/api/workspaces/${ids.workspaceId}/vault`).expect(200)).body).toEqual([]);
   });
 
   it("never lists Alice's data to Bob", async () => {

@@ -5,6 +5,7 @@ import { AuditModule } from './audit/audit.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { AgentsModule } from './agents/agents.module.js';
 import { ComputersModule } from './computers/computers.module.js';
+import { CryptoModule } from './crypto/crypto.module.js';
 import { API_CONFIG, type ApiConfig } from './config/api-config.js';
 import { HealthModule } from './health/health.module.js';
 import { InstanceSettingsModule } from './instance/instance-settings.module.js';
@@ -21,6 +22,7 @@ import { ChatsModule } from './chats/chats.module.js';
 import { TakeoverModule } from './takeover/takeover.module.js';
 import { TenancyCoreModule } from './tenancy/tenancy-core.module.js';
 import { WorkspacesModule } from './tenancy/workspaces.module.js';
+import { VaultModule } from './vault/vault.module.js';
 import { ViewerModule } from './viewer/viewer.module.js';
 
 @Module({})
@@ -53,6 +55,8 @@ export class AppModule {
         TakeoverModule,
         ViewerModule,
         MemoryModule,
+        VaultModule,
+        CryptoModule,
         AdminModule,
         OpenApiModule,
       ],

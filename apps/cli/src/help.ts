@@ -17,6 +17,8 @@ Usage:
   lazyboy up                    start the whole product locally (Postgres, Redis, API, worker, web); Ctrl-C stops it
   lazyboy down                  stop a running \`up\` (from another terminal); data is kept
   lazyboy status                show each component of the local stack and whether it answers
+  lazyboy vault rotate-key      a new vault key for the local stack: every stored secret re-sealed under it,
+                                none unreadable meanwhile (a running API restarts once; its computers stop)
   lazyboy help                  this text
 
 Options of chat, run and agent:

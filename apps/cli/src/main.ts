@@ -12,6 +12,7 @@ import { UnknownSessionError } from './sessions/session-store.js';
 import { down } from './stack/down.js';
 import { status } from './stack/status.js';
 import { up } from './stack/up.js';
+import { rotateKey } from './stack/vault-key.js';
 
 class UsageError extends Error {
   override readonly name = 'UsageError';
@@ -80,6 +81,10 @@ async function main(argv: string[]): Promise<number> {
       const { options } = agentOptions(rest, false);
       return withAgent(options, (agent) => repl(agent, 'agent'));
     }
+    case 'vault':
+      if (rest.length !== 1 || rest[0] !== 'rotate-key')
+        throw new UsageError('lazyboy vault: the one command is `lazyboy vault rotate-key`');
+      return rotateKey(process.env);
     case 'smoke':
       noArguments();
       return smoke();

@@ -62,6 +62,9 @@ export const REASON_TEXT: Record<ApiErrorReason, keyof Messages> = {
   too_many_invitations: 'errorTooManyInvitations',
   invitation_role_forbidden: 'errorInvitationRoleForbidden',
   workspace_creation_restricted: 'errorWorkspaceCreationRestricted',
+  vault_account_exists: 'errorVaultAccountExists',
+  vault_full: 'errorVaultFull',
+  password_mismatch: 'errorPasswordMismatch',
 };
 
 function reasonKey(reason: ApiErrorReason | undefined): keyof Messages | undefined {

@@ -58,6 +58,9 @@ export const en: Messages = {
   errorInvitationRoleForbidden:
     'This email has a pending invitation for a role you may not invite. Only an owner can replace or revoke it.',
   errorWorkspaceCreationRestricted: 'On this server only administrators create workspaces. Ask one to make it for you.',
+  errorVaultAccountExists: 'A login for this site and username is saved already.',
+  errorVaultFull: 'This vault holds as many logins as it may (500). Delete some first.',
+  errorPasswordMismatch: 'That is not your password.',
 
   // Why a run ended, or why an agent has no model (run error codes)
   runError_model_not_configured:
@@ -231,6 +234,9 @@ export const en: Messages = {
   busy_browser_observe: 'Browser: looking at the page',
   busy_browser_click: 'Browser: clicking',
   busy_browser_click_target: 'Browser: clicking item {target}',
+  busy_vault_list: 'Looking at saved logins',
+  busy_vault_login: 'Logging in with a saved account',
+  busy_vault_code: 'Entering a saved 2FA code',
   busy_browser_type: 'Browser: typing',
   busy_browser_type_target: 'Browser: typing into item {target}',
   busy_browser_select: 'Browser: choosing an option',

@@ -56,6 +56,9 @@ export const zhTW = {
   errorTooManyInvitations: '這個工作區待接受的邀請太多了，請先撤銷一些再試。',
   errorInvitationRoleForbidden: '這個電子郵件已有一份你無權邀請的角色的待接受邀請，只有擁有者能取代或撤銷它。',
   errorWorkspaceCreationRestricted: '這個伺服器只有系統管理員能建立工作區，請洽系統管理員代為建立。',
+  errorVaultAccountExists: '這個網站和帳號已經存過了。',
+  errorVaultFull: '這個保險箱已存滿（500 筆），請先刪掉一些。',
+  errorPasswordMismatch: '密碼不對，請輸入你自己的登入密碼。',
 
   // Why a run ended, or why an agent has no model (run error codes)
   runError_model_not_configured: '還沒有設定模型：這個 Agent、它的工作區和這台主機都沒有指定要用哪個模型。',
@@ -223,6 +226,9 @@ export const zhTW = {
   busy_browser_observe: '瀏覽器：查看頁面',
   busy_browser_click: '瀏覽器：點擊',
   busy_browser_click_target: '瀏覽器：點擊第 {target} 項',
+  busy_vault_list: '查看保險箱裡的帳號',
+  busy_vault_login: '用保險箱的帳號登入',
+  busy_vault_code: '輸入保險箱的兩步驟驗證碼',
   busy_browser_type: '瀏覽器：輸入文字',
   busy_browser_type_target: '瀏覽器：在第 {target} 項輸入文字',
   busy_browser_select: '瀏覽器：選擇選項',

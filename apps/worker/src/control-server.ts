@@ -5,6 +5,7 @@ import { allWorkerRoutes, workerRoutes, type WorkerEnv } from '@lazyboy/contract
 import type { ScreenManager } from '@lazyboy/desktop';
 import { addBrowserRoutes } from './browser/browser-routes.js';
 import { BrowserSessions } from './browser/browser-sessions.js';
+import { addLoginFillRoutes } from './browser/login-fill-routes.js';
 import { ScreenshotTracker } from './browser/screenshots.js';
 import { ScreenFences } from './fencing/screen-fences.js';
 import { SlotQueue } from './fencing/slot-queue.js';
@@ -27,7 +28,7 @@ export interface ControlServerDeps {
 
 /**
  * The worker's control API: HTTP + JSON on loopback (or the cluster network), every call but /healthz
- * authorised by the computer's bearer token. Routes live in screens/, browser/ and workspace/.
+ * authorised by the computer's bearer token. Routes live in screens/, browser/ (the vault's fill too) and workspace/.
  */
 export class ControlServer {
   private readonly server: http.Server;
@@ -61,6 +62,7 @@ export class ControlServer {
     };
     addScreenRoutes(this.router, this.ctx);
     addBrowserRoutes(this.router, this.ctx);
+    addLoginFillRoutes(this.router, this.ctx);
     addWorkspaceRoutes(this.router, this.ctx);
     // Every route of the contract has its handler here (health is answered before the token check).
     const unserved = allWorkerRoutes().filter((r) => r !== workerRoutes.health && !this.router.match(r.method, r.path));

@@ -25,3 +25,12 @@ export { subagentTools, type ChildRuntime } from './tools/subagent-tools.js';
 export { backgroundAfter, DEFAULT_BLOCK_UNTIL_MS } from './tools/background-after.js';
 export { shellArgumentsSchema } from './tools/shell-arguments.js';
 export * from './tools/computer/index.js';
+export {
+  SecretRedactor,
+  RedactionStream,
+  REDACTED_SECRET,
+  MIN_REDACTED_LENGTH,
+  type SecretSource,
+} from './redaction/secret-redactor.js';
+export { redactingTools, redactingShellTransport, redactOutcome } from './redaction/redacting-tools.js';
+export { redactingModelClient } from './redaction/redacting-model.js';

@@ -21,6 +21,26 @@ export function isLoopbackHost(host: string): boolean {
 /** A bind address that exposes a server beyond this machine needs a token an attacker cannot guess. */
 export const MIN_EXPOSED_TOKEN_LENGTH = 32;
 
+/**
+ * LAZYBOY_VAULT_OLD_KEYS: earlier vault keys, comma-separated, still accepted for opening secrets (never for
+ * sealing new ones) while a key rotation re-seals everything under LAZYBOY_VAULT_KEY. A key cannot hold a comma.
+ */
+export const vaultOldKeysSchema = z
+  .string()
+  .optional()
+  .transform((text, ctx): string[] => {
+    const keys = (text ?? '')
+      .split(',')
+      .map((key) => key.trim())
+      .filter(Boolean);
+    if (keys.some((key) => key.length < MIN_EXPOSED_TOKEN_LENGTH)) {
+      ctx.addIssue({ code: 'custom', message: `every old key is at least ${MIN_EXPOSED_TOKEN_LENGTH} characters` });
+      return z.NEVER;
+    }
+    return keys;
+  })
+  .describe('Earlier vault keys, comma-separated, still accepted for reading during a key rotation');
+
 export const adminEmailSchema = z
   .string()
   .email()
@@ -347,6 +367,7 @@ export const apiEnvSchema = z
       .string()
       .min(MIN_EXPOSED_TOKEN_LENGTH)
       .describe('Master key for secrets at rest (saved logins, model keys, computer tokens) and viewer tickets; keep it'),
+    LAZYBOY_VAULT_OLD_KEYS: vaultOldKeysSchema,
     LAZYBOY_INTERNAL_SECRET: internalSecret,
     LAZYBOY_SECURE_COOKIE: boolFlag.describe('true marks the session cookie Secure (serve the web app over HTTPS)'),
     LAZYBOY_SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(8_760).default(720).describe('How long a sign-in lasts'),

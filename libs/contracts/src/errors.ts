@@ -70,6 +70,12 @@ export const apiErrorReasonSchema = z.enum([
   'invitation_role_forbidden',
   /** FORBIDDEN: the sign-up policy is `invite` or `closed`, under which only instance admins make workspaces. */
   'workspace_creation_restricted',
+  /** The vault already holds an account with this site and username for the same agent (or shared set). */
+  'vault_account_exists',
+  /** The vault holds VAULT_ACCOUNTS_MAX accounts for this agent (or shared set). */
+  'vault_full',
+  /** FORBIDDEN: the password a person re-entered to confirm it is them is not theirs. */
+  'password_mismatch',
 ]);
 export type ApiErrorReason = z.infer<typeof apiErrorReasonSchema>;
 

@@ -256,7 +256,10 @@ export const browserActionResponseSchema = z.object({
   generation: z.number().int(),
   /** The page as the model reads it (renderObservation). */
   observation: z.string(),
-  /** Present only when the page looks different from the last screenshot sent for this slot. */
+  /**
+   * Present only when the page looks different from the last screenshot sent for this slot, and never
+   * while a field the vault filled shows its text (the observation then ends with a note saying so).
+   */
   screenshot: screenshotSchema.nullable(),
   /** Action-specific: eval's value, select's chosen label, back/forward's `moved`. */
   result: z.unknown().optional(),
@@ -264,6 +267,83 @@ export const browserActionResponseSchema = z.object({
   control: controlHolderSchema,
 });
 export type BrowserActionResponse = z.infer<typeof browserActionResponseSchema>;
+
+// -------------------------------------------------------------------------------------- saved logins
+
+/** The longest password, username or TOTP secret the vault keeps (a 100 KB "password" is a 400). */
+export const VAULT_SECRET_MAX = 1_024;
+
+/** An account's site as the vault keeps it: an http(s) origin (scheme, host, port), nothing else. */
+export const loginSiteOriginSchema = z
+  .url({ protocol: /^https?$/ })
+  .max(2_048)
+  // zod runs this check even when the URL check failed: a value that is no URL must be refused, not thrown on.
+  .refine((value) => isOrigin(value), 'an origin: scheme, host and port only');
+
+function isOrigin(value: string): boolean {
+  try {
+    return new URL(value).origin === value;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `POST /vault/fill`: the worker fills a saved login into the slot's active tab, in the same turn of the
+ * slot's queue that checks the page is on the account's site (no page can navigate between the check and
+ * the typing), and submits it. The values go from here into the page and nowhere else: the worker neither
+ * logs nor answers them. `password`: username (when the form has a field for it) and password, a form whose
+ * password comes on a second page included; `totp`: the one-time code into the 2FA form.
+ */
+export const loginFillRequestSchema = z.discriminatedUnion('step', [
+  fencedEnvelopeSchema.extend({
+    step: z.literal('password'),
+    site: loginSiteOriginSchema,
+    username: z.string().min(1).max(VAULT_SECRET_MAX),
+    password: z.string().min(1).max(VAULT_SECRET_MAX),
+  }),
+  fencedEnvelopeSchema.extend({
+    step: z.literal('totp'),
+    site: loginSiteOriginSchema,
+    code: z.string().regex(/^\d{6,10}$/, 'six to ten digits'),
+  }),
+]);
+export type LoginFillRequest = z.infer<typeof loginFillRequestSchema>;
+
+/**
+ * Why a fill was not done, for words the model can act on: the page is on another site (or served over
+ * http for an https account); no login form (no password field, nor a username field leading to one);
+ * no field for the one-time code.
+ */
+export const loginFillRefusalSchema = z.enum(['wrong_site', 'no_login_form', 'no_code_field']);
+export type LoginFillRefusal = z.infer<typeof loginFillRefusalSchema>;
+
+/** Which fields a fill typed into: their kinds, never their values. */
+export const loginFieldKindSchema = z.enum(['username', 'password', 'code']);
+export type LoginFieldKind = z.infer<typeof loginFieldKindSchema>;
+
+export const loginFillResponseSchema = z.object({
+  slot: slotSchema,
+  outcome: z.enum(['submitted', 'refused']),
+  refusal: loginFillRefusalSchema.optional(),
+  /** The active tab after the fill (or at the refusal); a value typed into it (a GET form) reads `[saved secret]`. */
+  url: z.string(),
+  title: z.string(),
+  /** The page's site (registrable domain, or host), to say which site a wrong_site refusal saw. */
+  pageSite: z.string(),
+  /**
+   * `['username']` alone when the page asked for no password after the username was submitted (an
+   * unknown username, a sign-in by code or by another site's single sign-on): `pageError` and `url` say which.
+   */
+  filled: z.array(loginFieldKindSchema),
+  /** 2 when the username and the password were on separate pages (or steps of one page); 0 for a refusal. */
+  pages: z.number().int().min(0),
+  /** An error the page shows after the submit (an alert, an invalid field's message), cut to 300 characters. */
+  pageError: z.string().max(300).nullable(),
+  /** The page now asks for a one-time code (a field for it is on the page). */
+  asksForCode: z.boolean(),
+});
+export type LoginFillResponse = z.infer<typeof loginFillResponseSchema>;
 
 // ------------------------------------------------------------------------------------ shell, files
 

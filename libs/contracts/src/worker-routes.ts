@@ -18,6 +18,8 @@ import {
   filesReadResponseSchema,
   filesWriteRequestSchema,
   filesWriteResponseSchema,
+  loginFillRequestSchema,
+  loginFillResponseSchema,
   nativeActRequestSchema,
   nativeActResponseSchema,
   nativeObserveRequestSchema,
@@ -104,6 +106,8 @@ export const workerRoutes = {
   filesWrite: post('/files/write', filesWriteRequestSchema, filesWriteResponseSchema),
   nativeObserve: post('/native/observe', nativeObserveRequestSchema, nativeObserveResponseSchema),
   nativeAct: post('/native/act', nativeActRequestSchema, nativeActResponseSchema),
+  /** A saved login typed into the active tab (the vault's use_saved_login), after the site check. */
+  loginFill: post('/vault/fill', loginFillRequestSchema, loginFillResponseSchema),
   wait: post('/wait', waitRequestSchema, waitResponseSchema),
   recorderStart: post('/recorder/start', recorderStartRequestSchema, recorderStartResponseSchema),
   recorderStop: post('/recorder/stop', recorderStopRequestSchema, recorderStopResponseSchema),

@@ -89,3 +89,6 @@ export { RecorderStateError, RecorderAttachError } from './recorder/errors.js';
 export type * from './recorder/types.js';
 export type { DesktopSession } from './display/screen.js';
 export { listPids, readCmdline, readEnviron, readProcStat, type ProcStat } from './process/proc-table.js';
+export { loginSiteOf, mayFillLogin } from './vault/login-site.js';
+export { fillLogin, LoginFillError, type LoginFillOptions, type LoginFillOutcome, type SavedLogin } from './vault/login-form.js';
+export { SECRET_MARK_ATTRIBUTE, secretOnScreen } from './vault/secret-marks.js';

@@ -81,6 +81,11 @@ export class AccountsRepository {
     });
   }
 
+  /** The user's password hash, for a person confirming it is them; null without a password. */
+  async passwordHashOf(userId: string): Promise<string | null> {
+    return (await this.prisma.user.findUnique({ where: { id: userId }, select: { passwordHash: true } }))?.passwordHash ?? null;
+  }
+
   async markLoggedIn(userId: string, at: Date): Promise<void> {
     await this.prisma.user.update({ where: { id: userId }, data: { lastLoginAt: at } });
   }

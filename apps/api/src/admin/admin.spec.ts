@@ -25,6 +25,7 @@ const ADMIN_ROUTES = [
   'PATCH /api/admin/users/:userId',
   'GET /api/admin/workspaces',
   'PATCH /api/admin/workspaces/:workspaceId/members/:userId',
+  'POST /api/admin/vault-key/reseal',
 ];
 
 interface Caller {

@@ -1,4 +1,11 @@
-import { computerToolset, DEFAULT_BLOCK_UNTIL_MS, type ComputerPlace, type ToolDefinition } from '@lazyboy/agent';
+import {
+  computerToolset,
+  DEFAULT_BLOCK_UNTIL_MS,
+  redactingShellTransport,
+  type ComputerPlace,
+  type SecretRedactor,
+  type ToolDefinition,
+} from '@lazyboy/agent';
 import { nativeTools } from './native-tools.js';
 import type { ScreenProvider } from './screen-provider.js';
 import { waitTool } from './wait-tool.js';
@@ -11,6 +18,8 @@ export interface ComputerToolOptions {
   commandTimeoutMs?: number;
   /** How often a background command is checked. Default 2 s. */
   outputPollMs?: number;
+  /** Hides saved secrets in commands' output as it streams (a secret split between two reads included). */
+  redactor?: SecretRedactor;
 }
 
 /** Where an agent's shell and files are, for the shared tools' descriptions. */
@@ -29,7 +38,13 @@ export const COMPUTER_PLACE: ComputerPlace = {
  */
 export function computerTools(screen: ScreenProvider, options: ComputerToolOptions = {}): ToolDefinition[] {
   const shared = computerToolset(
-    { browser: workerBrowserTransport(screen), shell: workerShellTransport(screen), files: workerFileTransport(screen) },
+    {
+      browser: workerBrowserTransport(screen),
+      shell: options.redactor
+        ? redactingShellTransport(workerShellTransport(screen), options.redactor)
+        : workerShellTransport(screen),
+      files: workerFileTransport(screen),
+    },
     COMPUTER_PLACE,
     {
       blockUntilMs: options.blockUntilMs ?? DEFAULT_BLOCK_UNTIL_MS,

@@ -36,6 +36,10 @@ function describe(tool: string, a: Record<string, unknown>): Step {
       return ['file_read', fileName(str(a['path']) ?? '')];
     case 'write_file':
       return ['file_write', fileName(str(a['path']) ?? '')];
+    case 'list_accounts':
+      return ['vault_list'];
+    case 'use_saved_login':
+      return [a['step'] === 'totp' ? 'vault_code' : 'vault_login'];
     case 'wait':
       if (a['until'] === 'screen_changes') return ['wait_screen'];
       return ['wait', num(a['seconds'])?.toString()];

@@ -10,7 +10,8 @@ import {
 import type { Principal } from '../auth/principal.js';
 import { ApiError, conflict, notFound } from '../common/api-error.js';
 import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
-import { SecretBox } from '../crypto/secret-box.js';
+import { COMPUTER_TOKEN_PURPOSE } from '../crypto/purposes.js';
+import { SecretBox, vaultKeyRingOf } from '../crypto/secret-box.js';
 import type { ComputerScreen } from '../persistence/generated/client.js';
 import { RealtimePublisher } from '../realtime/realtime-publisher.js';
 import { computerView, screenView } from './computer-view.js';
@@ -81,7 +82,7 @@ export class ComputersService {
     @Inject(API_CONFIG) private readonly config: ApiConfig,
     @Optional() private readonly realtime?: RealtimePublisher,
   ) {
-    this.tokens = new SecretBox(config.LAZYBOY_VAULT_KEY, 'computer-control-token');
+    this.tokens = new SecretBox(vaultKeyRingOf(config), COMPUTER_TOKEN_PURPOSE);
     this.stopListening = driver.onLost((lost) => void this.workerLost(lost));
   }
 

@@ -1,9 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { API_CONFIG, type ApiConfig } from '../config/api-config.js';
-import { SecretBox, SecretBoxError } from '../crypto/secret-box.js';
-
-/** SecretBox purpose of model API keys, agents' and workspaces' alike: the HKDF info is 'lazyboy:model-keys'. */
-export const MODEL_KEYS_PURPOSE = 'model-keys';
+import { MODEL_KEYS_PURPOSE } from '../crypto/purposes.js';
+import { SecretBox, SecretBoxError, vaultKeyRingOf } from '../crypto/secret-box.js';
 
 /** A key this short shows none of its characters: four would give away too much of it. */
 const SHORTEST_HINTED_KEY = 8;
@@ -15,7 +13,7 @@ export class ModelKeys {
   private readonly logger = new Logger(ModelKeys.name);
 
   constructor(@Inject(API_CONFIG) config: ApiConfig) {
-    this.box = new SecretBox(config.LAZYBOY_VAULT_KEY, MODEL_KEYS_PURPOSE);
+    this.box = new SecretBox(vaultKeyRingOf(config), MODEL_KEYS_PURPOSE);
   }
 
   seal(apiKey: string): Uint8Array<ArrayBuffer> {

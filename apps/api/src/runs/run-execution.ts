@@ -1,7 +1,10 @@
 import { Logger } from '@nestjs/common';
 import {
   emptyCheckpoint,
+  redactingModelClient,
+  redactingTools,
   Runtime,
+  SecretRedactor,
   SERVICE_LIMITS,
   type AgentEvent,
   type Checkpoint,
@@ -12,7 +15,8 @@ import type { BusyStep, ChatMessage, MessageNotice, ModelClient, RunErrorCode, R
 import { ModelError, modelErrorCode } from '@lazyboy/model';
 import type { Message, Run } from '../persistence/generated/client.js';
 import type { AcquiredScreen, RunScreens } from '../computers/run-screens.js';
-import { computerTools, describeStep, sameStep } from '../agent-tools/index.js';
+import { computerTools, describeStep, sameStep, vaultTools } from '../agent-tools/index.js';
+import type { RunVaultSession } from '../vault/run-vaults.js';
 import { StaleLeaseError, type RunLease } from './run-lease.js';
 import type { RunContext, RunsRepository } from './runs.repository.js';
 import { readRunState, type StoredRunState } from './run-state.js';
@@ -42,6 +46,8 @@ export interface ExecutionDeps {
   screens: RunScreens;
   leaseMs: number;
   model(run: RunContext): Promise<ModelClient>;
+  /** The run's saved logins: its tools use them, its redactor hides their secrets. */
+  vault(run: RunContext): Promise<RunVaultSession>;
   closeModel(client: ModelClient): Promise<void>;
   /** The chat history before the run's trigger message, oldest first. */
   history(run: RunContext): Promise<ChatMessage[]>;
@@ -135,18 +141,21 @@ export class RunExecution {
     const kind = this.run.kind;
     const chatOnly = kind === 'chat';
     const stored = readRunState(this.run.checkpoint);
+    const vault = await this.deps.vault(this.run);
+    // Nothing the model reads carries a saved secret: tool results (and streamed command output) are
+    // redacted as they come back, and every request once more on its way out.
+    const redactor = new SecretRedactor(() => vault.secretsNow());
+    const screens = {
+      get: (signal: AbortSignal) => this.screen(signal),
+      // A newer fence on the screen: another executor holds this run now.
+      onLeaseLost: () => {
+        this.acquired = null;
+        this.stop('lease_lost');
+      },
+    };
     const runtime = new Runtime({
-      model,
-      tools: chatOnly
-        ? []
-        : computerTools({
-            get: (signal: AbortSignal) => this.screen(signal),
-            // A newer fence on the screen: another executor holds this run now.
-            onLeaseLost: () => {
-              this.acquired = null;
-              this.stop('lease_lost');
-            },
-          }),
+      model: redactingModelClient(model, redactor),
+      tools: chatOnly ? [] : redactingTools([...computerTools(screens, { redactor }), ...vaultTools(vault, screens)], redactor),
       human: { mode: 'turn-ending' },
       systemPrompt: serviceSystemPrompt({
         agentName: this.run.agent.name,

@@ -1,3 +1,4 @@
+import { RunVaults } from '../vault/run-vaults.js';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
@@ -48,6 +49,7 @@ export class RunExecutor implements OnApplicationBootstrap, OnApplicationShutdow
     private readonly screens: RunScreens,
     private readonly chain: ModelChain,
     private readonly realtime: RealtimePublisher,
+    private readonly vaults: RunVaults,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -147,6 +149,7 @@ export class RunExecutor implements OnApplicationBootstrap, OnApplicationShutdow
       screens: this.screens,
       leaseMs: this.config.LAZYBOY_RUN_LEASE_MS,
       model: (r) => this.modelFor(r),
+      vault: (r) => this.vaults.forRun({ workspaceId: r.workspaceId, agentId: r.agentId, runId: r.id }),
       closeModel: (client: ModelClient) => closeModelClient(client),
       history: (r) => this.messages.history(r, CONTEXT_LIMIT),
       publishRun: (r) => this.service.publish(r),

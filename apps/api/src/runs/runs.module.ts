@@ -1,3 +1,4 @@
+import { VaultModule } from '../vault/vault.module.js';
 import { Module } from '@nestjs/common';
 import { ComputersModule } from '../computers/computers.module.js';
 import { ParkedRunExpiry } from './parked-run-expiry.js';
@@ -11,7 +12,7 @@ import { RunsRepository } from './runs.repository.js';
 import { RunsService } from './runs.service.js';
 
 @Module({
-  imports: [ComputersModule],
+  imports: [ComputersModule, VaultModule],
   controllers: [RunsController, WorkspaceRunsController],
   providers: [
     RunsRepository,

@@ -48,6 +48,7 @@ export function startApi(ctx: AppProcessContext): Promise<ManagedProcess> {
       LAZYBOY_APP_TOKEN: ctx.secrets.appToken,
       LAZYBOY_ADMIN_EMAIL: ctx.adminEmail,
       LAZYBOY_VAULT_KEY: ctx.secrets.vaultKey,
+      LAZYBOY_VAULT_OLD_KEYS: ctx.secrets.oldVaultKeys.join(','),
       LAZYBOY_INTERNAL_SECRET: ctx.secrets.internalSecret,
       LAZYBOY_HOMES_DIR: ctx.layout.homesDir,
       LAZYBOY_LOGS_DIR: ctx.layout.logsDir,

@@ -20,6 +20,8 @@ const stateSchema = z.object({
   startedAt: z.string(),
   ports: portsSchema,
   webHost: z.string(),
+  /** Who the first admin is (`lazyboy vault rotate-key` signs in as them to re-seal); absent in older files. */
+  adminEmail: z.string().optional(),
   /** Process-group leaders of the running components (each runs in its own group). */
   components: z.array(z.object({ name: z.enum(componentNames), pid: z.number().int().positive() })),
 });

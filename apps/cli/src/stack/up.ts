@@ -28,6 +28,7 @@ import {
   type StackState,
 } from './stack-state.js';
 import { Supervisor } from './supervisor.js';
+import { resealAndRetire } from './vault-key.js';
 
 const DATABASE = 'lazyboy';
 
@@ -76,6 +77,7 @@ export async function up(env: Record<string, string | undefined>, print: Print =
     startedAt: new Date().toISOString(),
     ports,
     webHost: config.LAZYBOY_HOST,
+    adminEmail,
     components: [],
   };
   writeStackState(layout.stateFile, state);
@@ -169,13 +171,24 @@ export async function up(env: Record<string, string | undefined>, print: Print =
     };
     print('starting the API and the web app…');
     await Promise.all([
-      supervisor.start({ name: 'api', start: () => startApi(ctx) }),
+      // Read again at every start: `lazyboy vault rotate-key` restarts the API with a new vault key.
+      supervisor.start({ name: 'api', start: () => startApi({ ...ctx, secrets: loadOrCreateSecrets(layout.secretsFile, env) }) }),
       supervisor.start({ name: 'web', start: () => startWeb(ctx) }),
     ]);
     throwIfSignalled(signalled);
     // Everything answers; the API must also reach Postgres and Redis before the stack counts as up.
     await waitForHttp(undefined, `http://127.0.0.1:${ports.api}/readyz`, logFile(layout, 'api'), 30_000);
     throwIfSignalled(signalled);
+    if (secrets.oldVaultKeys.length > 0) {
+      // A rotation made while LazyBoy was stopped: the API opens both keys, and now re-seals under the new one.
+      const target = {
+        apiUrl: `http://127.0.0.1:${ports.api}`,
+        adminEmail,
+        appToken: secrets.appToken,
+        secretsFile: layout.secretsFile,
+      };
+      await resealAndRetire({ ...target, oldKeys: secrets.oldVaultKeys }, print);
+    }
 
     print('');
     print(`LazyBoy is up: http://${urlHost(config.LAZYBOY_HOST)}:${ports.web}`);

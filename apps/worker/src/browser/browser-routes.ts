@@ -11,6 +11,7 @@ import { WorkerHttpError } from '../http/errors.js';
 import type { Router } from '../http/router.js';
 import type { WorkerContext } from '../worker-context.js';
 import { performBrowserAction } from './browser-actions.js';
+import { SCREENSHOT_WITHHELD_NOTE } from './screenshots.js';
 
 /**
  * `POST /browser/<action>`: the order of the checks is the contract. Validation first (a bad body does
@@ -46,14 +47,15 @@ async function act(ctx: WorkerContext, action: BrowserActionName, request: Brows
     }
     const { page } = await session.tabs.activePage();
     const mode = action === 'observe' && 'screenshot' in request && request.screenshot === 'always' ? 'always' : 'auto';
-    const screenshot = await ctx.screenshots.capture(slot, page, outcome.observed.elements, mode);
+    const { screenshot, withheld } = await ctx.screenshots.capture(slot, page, outcome.observed.elements, mode);
+    const observation = renderObservation(outcome.observed);
     return {
       slot,
       action,
       url: outcome.observed.url,
       title: outcome.observed.title,
       generation: outcome.observed.generation,
-      observation: renderObservation(outcome.observed),
+      observation: withheld ? `${observation}\n\n${SCREENSHOT_WITHHELD_NOTE}` : observation,
       screenshot,
       ...(outcome.result === undefined ? {} : { result: outcome.result }),
       ...(outcome.tabs ? { tabs: outcome.tabs } : {}),

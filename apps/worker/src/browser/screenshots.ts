@@ -1,10 +1,20 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import type { ObservedElement } from '@lazyboy/desktop';
+import { secretOnScreen, type ObservedElement } from '@lazyboy/desktop';
 import type { Screenshot } from '@lazyboy/contracts';
 import type { Page } from 'playwright-core';
 
 const ANNOTATE_TIMEOUT_MS = 5_000;
+
+/** Added to the observation when the screenshot was held back: the model reads why it got none. */
+export const SCREENSHOT_WITHHELD_NOTE = '(screenshot withheld: a saved secret is on screen)';
+
+export interface CapturedScreenshot {
+  /** Null when unchanged since the last one sent, or withheld. */
+  screenshot: Screenshot | null;
+  /** A field the vault filled shows its text (secret-marks.ts in libs/desktop): no picture of it leaves. */
+  withheld: boolean;
+}
 
 /**
  * Sends a screenshot only when the page looks different from the last one sent for the slot. The
@@ -20,18 +30,21 @@ export class ScreenshotTracker {
     this.lastSent.delete(slot);
   }
 
-  async capture(slot: number, page: Page, elements: ObservedElement[], mode: 'auto' | 'always'): Promise<Screenshot | null> {
+  async capture(slot: number, page: Page, elements: ObservedElement[], mode: 'auto' | 'always'): Promise<CapturedScreenshot> {
+    // Asked first, every time, "always" included: text the model must not read must not reach it as pixels.
+    if (await secretOnScreen(page)) return { screenshot: null, withheld: true };
     const png = await page.screenshot({ type: 'png', scale: 'css', caret: 'hide', timeout: 10_000 });
     const signature = createHash('sha256').update(png).digest('hex');
-    if (mode === 'auto' && this.lastSent.get(slot) === signature) return null;
+    if (mode === 'auto' && this.lastSent.get(slot) === signature) return { screenshot: null, withheld: false };
     this.lastSent.set(slot, signature);
     const numbered = await drawNumbers(png, elements).catch(() => png);
-    return {
+    const screenshot: Screenshot = {
       mimeType: 'image/png',
       data: numbered.toString('base64'),
       width: png.readUInt32BE(16),
       height: png.readUInt32BE(20),
     };
+    return { screenshot, withheld: false };
   }
 }
 

@@ -28,7 +28,7 @@ export async function readJsonBody(req: http.IncomingMessage, limitBytes = DEFAU
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new WorkerHttpError('VALIDATION_FAILED', 'the body is not valid JSON', { parse: (error as Error).message });
+    throw new WorkerHttpError('VALIDATION_FAILED', 'the body is not valid JSON', { parse: parseProblem(error) });
   }
 }
 
@@ -39,6 +39,15 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown): z.infe
   const { issues } = result;
   const summary = issues.map((i) => `${i.path || '(body)'}: ${i.message}`).join('; ');
   throw new WorkerHttpError('VALIDATION_FAILED', `invalid request body: ${summary}`, { issues });
+}
+
+/**
+ * Where the JSON broke, without quoting it: V8's message quotes the text around the fault, and a body
+ * may carry a password (the vault's fill), so only the position is repeated.
+ */
+function parseProblem(error: unknown): string {
+  const position = /\bposition (\d+)/.exec(error instanceof Error ? error.message : '')?.[1];
+  return position === undefined ? 'invalid JSON' : `invalid JSON at position ${position}`;
 }
 
 function tooLarge(limitBytes: number): WorkerHttpError {

@@ -36,6 +36,12 @@ export const busyStepKindSchema = z.enum([
   'file_write',
   'wait',
   'wait_screen',
+  /** list_accounts: reading which saved logins there are. */
+  'vault_list',
+  /** use_saved_login: logging in with a saved account (never a target: the account is nobody's business). */
+  'vault_login',
+  /** use_saved_login with step totp: entering a saved 2FA code. */
+  'vault_code',
   /** A tool without its own wording: `target` is the tool's name. */
   'tool',
 ]);

@@ -11,3 +11,4 @@ export * from './computers.js';
 export * from './realtime.js';
 export * from './admin.js';
 export * from './takeover.js';
+export * from './vault.js';

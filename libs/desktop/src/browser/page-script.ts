@@ -109,8 +109,11 @@ export function observeInPage(args: { maxTextChars: number; maxElements: number 
     const d: string[] = [];
     if (el instanceof HTMLInputElement) {
       if (el.type === 'checkbox' || el.type === 'radio') d.push(el.checked ? 'checked' : 'unchecked');
-      // Never echo what is typed into a password field.
-      else if (el.type === 'password') d.push(el.value ? 'filled' : 'empty');
+      // Never echo what is typed into a password field (one a "show password" toggle made text included,
+      // by its autocomplete), nor a saved secret the vault typed (the mark of vault/secret-marks.ts).
+      else if (el.type === 'password' || /\b(current|new)-password\b/.test(el.autocomplete))
+        d.push(el.value ? 'filled' : 'empty');
+      else if (el.hasAttribute('data-lazyboy-secret')) d.push(el.value ? 'value="•••"' : 'empty');
       else if (el.value) d.push(`value="${shorten(el.value, 60)}"`);
       if (el.placeholder && labelOf(el) !== el.placeholder) d.push(`placeholder="${shorten(el.placeholder, 40)}"`);
     } else if (el instanceof HTMLTextAreaElement && el.value) {

@@ -1,4 +1,4 @@
-import { existsSync, readlinkSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { processGone } from '../process/proc-table.js';
@@ -26,13 +26,33 @@ export function profileDirFor(homeDir: string, profileKey: string): string {
   return path.join(profileRootFor(homeDir), profileKey);
 }
 
+/**
+ * Preferences every launch enforces. No password manager: a saved login typed by the vault must not be
+ * offered for saving (a person watching could click "Save", and the profile would keep it in the clear).
+ */
+const ENFORCED_PREFERENCES = {
+  credentials_enable_service: false,
+  credentials_enable_autosignin: false,
+  // Nor form autocomplete, which would keep a one-time code typed into a plain text field.
+  autofill: { enabled: false, profile_enabled: false, credit_card_enabled: false },
+  profile: { password_manager_enabled: false },
+};
+
 /** Creates the profile on first use with the window manager's title bar instead of Chromium's own frame. */
 export function prepareProfile(profileDir: string, owner: RunAs | undefined, homeDir: string): void {
   ensureOwnedDir(path.join(profileDir, 'Default'), owner, 0o700, homeDir);
   const preferences = path.join(profileDir, 'Default', 'Preferences');
-  if (!existsSync(preferences)) {
-    writeOwnedFile(preferences, JSON.stringify({ browser: { custom_chrome_frame: false } }), owner);
+  let current: Record<string, unknown> = { browser: { custom_chrome_frame: false } };
+  if (existsSync(preferences)) {
+    try {
+      current = JSON.parse(readFileSync(preferences, 'utf8')) as Record<string, unknown>;
+    } catch {
+      // A damaged file: Chromium would reset it too.
+    }
   }
+  const profile = typeof current['profile'] === 'object' && current['profile'] !== null ? current['profile'] : {};
+  const next = { ...current, ...ENFORCED_PREFERENCES, profile: { ...profile, ...ENFORCED_PREFERENCES.profile } };
+  writeOwnedFile(preferences, JSON.stringify(next), owner);
   removeStaleSingletonLock(profileDir);
 }
 

@@ -93,8 +93,13 @@ describe('ScreenManager (real Xvfb, xfwm4, Chromium, x11vnc)', () => {
 
     const preferences = JSON.parse(readFileSync(path.join(endpoints.profileDir, 'Default', 'Preferences'), 'utf8')) as {
       browser?: { custom_chrome_frame?: boolean };
+      credentials_enable_service?: boolean;
+      profile?: { password_manager_enabled?: boolean };
     };
     expect(preferences.browser?.custom_chrome_frame).toBe(false);
+    // No password manager: nothing the vault types is offered for saving in the profile.
+    expect(preferences.credentials_enable_service).toBe(false);
+    expect(preferences.profile?.password_manager_enabled).toBe(false);
 
     const title = await withBrowser(0, async (browser) => {
       const page = await firstPage(browser);
