@@ -48,6 +48,15 @@ function inputs(ids: Ids, other: TestUser): Record<string, Input> {
     temperature: 0.5,
     modelPath: '/models/m.gguf',
   };
+  const vaultAccount = {
+    site: 'https://bank.example',
+    username: 'ada',
+    password: 'a password',
+    totp: 'JBSWY3DPEHPK3PXP',
+    label: 'the bank',
+    notes: 'a note',
+  };
+  const vaultImport = { csv: 'name,url,username,password\nbank,https://bank.example,ada,a password\n' };
   return {
     'GET /api/admin/audit': { query: { action: 'login', workspaceId: ids.workspaceId, limit: '10' } },
     'GET /api/admin/computers': { query: { workspaceId: ids.workspaceId, limit: '10' } },
@@ -109,6 +118,13 @@ function inputs(ids: Ids, other: TestUser): Record<string, Input> {
       body: { email: `invited-${randomUUID()}@example.test`, role: 'admin', expiresInDays: 3 },
     },
     'PATCH /api/workspaces/:workspaceId/members/:userId': { body: { role: 'owner' } },
+    'POST /api/agents/:agentId/vault': { body: vaultAccount },
+    'POST /api/agents/:agentId/vault/import': { body: vaultImport },
+    'POST /api/workspaces/:workspaceId/vault': { body: vaultAccount },
+    'POST /api/workspaces/:workspaceId/vault/import': { body: vaultImport },
+    'PATCH /api/vault/:accountId': { body: vaultAccount },
+    'PUT /api/vault/:accountId/agents': { body: { agentIds: [ids.agentId] } },
+    'POST /api/vault/:accountId/reveal': { body: { password: 'my sign-in password' } },
   };
 }
 

@@ -18,12 +18,14 @@ export interface Answer<T = Record<string, unknown>> {
  */
 export class WorkerFixture {
   readonly token = randomBytes(24).toString('hex');
-  readonly root = path.join(os.tmpdir(), `lazyboy-worker-${randomBytes(6).toString('hex')}`);
+  readonly root: string;
   readonly screens: ScreenManager;
   readonly server: ControlServer;
   base = '';
 
-  constructor(computerId: string, screenLimit: number) {
+  /** `root`: an earlier fixture's, to stand for the same computer's worker started again on its home. */
+  constructor(computerId: string, screenLimit: number, root?: string) {
+    this.root = root ?? path.join(os.tmpdir(), `lazyboy-worker-${randomBytes(6).toString('hex')}`);
     this.screens = new ScreenManager({
       computerId,
       homeDir: path.join(this.root, 'home'),
@@ -59,9 +61,14 @@ export class WorkerFixture {
   }
 
   async stop(): Promise<void> {
+    await this.shutDown();
+    rmSync(this.root, { recursive: true, force: true });
+  }
+
+  /** What the worker does at SIGTERM (main.ts): stops serving, then the desktop; the home stays. */
+  async shutDown(): Promise<void> {
     await this.server.close();
     await this.screens.dispose();
-    rmSync(this.root, { recursive: true, force: true });
   }
 
   async post<T = Record<string, unknown>>(route: string, body: unknown, raw?: string): Promise<Answer<T>> {

@@ -24,6 +24,8 @@ export class NoSuchTabError extends Error {
  */
 export class BrowserTabs {
   private active: Page | undefined;
+  /** Whether the tab in front when this object met the browser has been looked for (once). */
+  private frontFound = false;
   private readonly numbered = new WeakMap<Page, NumberedPage>();
   /** The observation number last handed out per tab: what the caller's element numbers refer to. */
   private readonly generations = new WeakMap<Page, number>();
@@ -36,8 +38,12 @@ export class BrowserTabs {
 
   /** The tab the agent acts on, opening one if the person closed them all. */
   async activePage(): Promise<{ page: Page; numbered: NumberedPage }> {
-    let page = this.active && !this.active.isClosed() ? this.active : this.openPages().at(0);
-    if (!page) page = await this.context.newPage();
+    let page = this.active && !this.active.isClosed() ? this.active : undefined;
+    // A browser met with several tabs (its tabs restored at launch, or a person's) is acted on where its
+    // screen shows it, not in whichever tab the connection happened to list first.
+    if (!page && !this.frontFound) page = await this.frontPage();
+    this.frontFound = true;
+    page ??= this.openPages().at(0) ?? (await this.context.newPage());
     this.active = page;
     let numbered = this.numbered.get(page);
     if (!numbered) {
@@ -91,6 +97,30 @@ export class BrowserTabs {
       if (focused) return page;
     }
     return undefined;
+  }
+
+  /**
+   * The tab in front of the browser's window, when there is more than one to choose from. Chromium says
+   * which (the `tabActive` of its tab targets); the pages cannot (playwright-core emulates focus and
+   * visibility for every page it attaches to). Matched by URL; none when the browser cannot tell.
+   */
+  private async frontPage(): Promise<Page | undefined> {
+    const pages = this.openPages();
+    if (pages.length < 2) return pages[0];
+    const session = await this.context
+      .browser()
+      ?.newBrowserCDPSession()
+      .catch(() => undefined);
+    if (!session) return undefined;
+    try {
+      const { targetInfos } = await session.send('Target.getTargets', { filter: [{ type: 'tab' }] });
+      const front = targetInfos.find((tab) => (tab.embedderData as Record<string, unknown> | undefined)?.['tabActive'] === true);
+      return front ? pages.find((page) => page.url() === front.url) : undefined;
+    } catch {
+      return undefined;
+    } finally {
+      await session.detach().catch(() => undefined);
+    }
   }
 
   /** Makes tab `index` the active one and brings it to the front, so a person watching sees it too. */

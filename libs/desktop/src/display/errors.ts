@@ -47,3 +47,12 @@ export class DesktopSetupError extends DesktopError {
 export class BrowserUnreachableError extends DesktopError {
   override readonly name = 'BrowserUnreachableError';
 }
+
+/**
+ * The browser state saved in a profile (its tabs and cookies, see browser/browser-state-file.ts) cannot be
+ * read or written: missing parts, not JSON, too large, or not a plain file of the profile. A screen then
+ * starts clean; it never fails its boot for it.
+ */
+export class BrowserStateError extends DesktopError {
+  override readonly name = 'BrowserStateError';
+}

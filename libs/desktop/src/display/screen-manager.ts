@@ -2,6 +2,7 @@ import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } f
 import path from 'node:path';
 import { DEFAULT_EGRESS_POLICY, type EgressPolicy } from '@lazyboy/contracts';
 import { chromium, type Browser } from 'playwright-core';
+import { DEFAULT_BROWSER_STATE_INTERVAL_MS } from '../browser/browser-state-keeper.js';
 import type { CdpPipe } from '../browser/cdp-pipe.js';
 import { EgressProxy, type EgressRefusal } from '../network/egress-proxy.js';
 import { stopProcesses } from '../process/desktop-process.js';
@@ -54,6 +55,11 @@ export interface ScreenManagerOptions {
    * desktop, settings) for agents and people who need the whole desktop; about a second slower.
    */
   session?: DesktopSession;
+  /**
+   * How often each running browser's tabs and cookies are looked at (two CDP calls), and written to its
+   * profile when they changed: the most a killed worker loses. Default 5 s.
+   */
+  browserStateIntervalMs?: number;
   /** What the screens' programs may reach through the egress proxy. Default: public hosts, no LAN. */
   egressPolicy?: EgressPolicy;
   /**
@@ -96,6 +102,7 @@ export class ScreenManager {
   private readonly session: DesktopSession;
   private readonly desktopSandbox: DesktopSandboxOptions | undefined;
   private readonly sharedHomes: boolean;
+  private readonly browserStateIntervalMs: number;
   private readonly log: (line: string) => void;
   private readonly egressPolicy: EgressPolicy;
   private readonly onEgressRefused: (refusal: EgressRefusal) => void;
@@ -119,6 +126,7 @@ export class ScreenManager {
     this.session = options.session ?? 'window-manager';
     this.desktopSandbox = options.desktopSandbox;
     this.sharedHomes = options.sharedHomes ?? false;
+    this.browserStateIntervalMs = options.browserStateIntervalMs ?? DEFAULT_BROWSER_STATE_INTERVAL_MS;
     this.log = options.log ?? ((line) => console.error(`[desktop ${options.computerId}] ${line}`));
     this.readyMarker = path.join(this.runtimeDir, 'ready');
     this.egressPolicy = options.egressPolicy ?? DEFAULT_EGRESS_POLICY;
@@ -448,6 +456,7 @@ export class ScreenManager {
       stopGraceMs: this.stopGraceMs,
       session: this.session,
       desktopSandbox: this.desktopSandbox,
+      browserStateIntervalMs: this.browserStateIntervalMs,
       log: this.log,
     };
   }

@@ -7,6 +7,7 @@ import { runCommand } from '../process/run-command.js';
 import { sendSignal, signalGroup } from '../process/signals.js';
 import { pollUntil, waitFor } from '../process/wait.js';
 import { EGRESS_PROXY_PORT, EGRESS_PROXY_URL } from '@lazyboy/contracts';
+import { BrowserStateKeeper } from '../browser/browser-state-keeper.js';
 import { CdpPipe } from '../browser/cdp-pipe.js';
 import type { EgressProxy } from '../network/egress-proxy.js';
 import { NetworkIsland } from '../network/network-island.js';
@@ -31,6 +32,8 @@ export const SCREEN_HEIGHT = 800;
 const BROWSER_HEIGHT = 760;
 const WAKE_CONFIRM_MS = 15_000;
 const SUSPEND_CONFIRM_MS = 5_000;
+/** A stop waits this long at most for the browser's state to be saved: a hung browser cannot hold it up. */
+const STOP_SAVE_MS = 3_000;
 
 /** What a screen needs from its computer, known once the computer's user and directories are ready. */
 export interface ScreenContext {
@@ -51,6 +54,8 @@ export interface ScreenContext {
   session: DesktopSession;
   /** Set: the session bus, the session or window manager and Chromium run inside bubblewrap (desktop-sandbox.ts). */
   desktopSandbox: DesktopSandboxOptions | undefined;
+  /** How often the browser's tabs and cookies are looked at, and saved in its profile when they changed. */
+  browserStateIntervalMs: number;
   log: (line: string) => void;
 }
 
@@ -93,6 +98,8 @@ export class Screen {
   /** The desktop programs' view of the file system, when they run sandboxed (made once the display is up). */
   private sandbox: SandboxLayout | undefined;
   private cdpPipe: CdpPipe | undefined;
+  /** Restores the browser's tabs and cookies at launch, then keeps saving them in its profile. */
+  private browserState: BrowserStateKeeper | undefined;
   private env: Record<string, string> | undefined;
   private readonly stopRequest = new AbortController();
   private stopping: Promise<void> | undefined;
@@ -138,6 +145,10 @@ export class Screen {
   async suspend(): Promise<void> {
     const status = this.statusValue;
     if (status.state !== 'running') return;
+    // Saved while the browser still answers: a suspended computer is stopped after hours, maybe by a
+    // worker that is killed rather than asked.
+    this.browserState?.pause();
+    await this.browserState?.save();
     this.signalAll('SIGSTOP');
     // A signalled process stops when the kernel next schedules it; a busy host takes a moment. Processes
     // forked meanwhile get their own SIGSTOP.
@@ -168,6 +179,7 @@ export class Screen {
     if (this.stopRequest.signal.aborted) return;
     if (answered === true) {
       this.setStatus({ state: 'running', endpoints: status.endpoints });
+      this.browserState?.start();
     } else {
       this.fail(`Chromium did not answer CDP after wake: ${errorMessage(answered)}`);
     }
@@ -178,6 +190,7 @@ export class Screen {
     this.stopping ??= (async () => {
       this.stopRequest.abort();
       await this.ready.catch(() => undefined);
+      await this.saveBrowserStateBeforeStop();
       // A frozen X server would keep its clients from shutting down cleanly.
       if (this.statusValue.state === 'suspended') this.signalAll('SIGCONT');
       await this.teardown();
@@ -229,6 +242,7 @@ export class Screen {
       signal.throwIfAborted();
       this.setStatus({ state: 'running', endpoints });
       this.watchForExits();
+      this.browserState?.start();
       return endpoints;
     } catch (error) {
       if (this.stopRequest.signal.aborted) {
@@ -398,6 +412,17 @@ export class Screen {
       intervalMs: 50,
       failIf: () => chromium.exitError(),
     });
+
+    // Before anyone else drives the browser: the cookies, then the tabs that need them.
+    this.step = "restoring the browser's tabs and cookies";
+    this.browserState = new BrowserStateKeeper({
+      browser: pipe,
+      place: { profileDir, homeDir: context.homeDir, owner: context.runAs },
+      intervalMs: context.browserStateIntervalMs,
+      label: this.display,
+      log: context.log,
+    });
+    await this.browserState.restore();
   }
 
   /** x11vnc on a Unix socket only (no TCP at all): the worker is the one that can open it. */
@@ -514,7 +539,24 @@ export class Screen {
     });
   }
 
+  /**
+   * A running screen's browser state is saved before its browser is asked to quit (Chromium drops its
+   * session cookies as it goes); a suspended one was saved at suspend, one that never came up has nothing
+   * worth keeping. Either way no save runs once the teardown starts.
+   */
+  private async saveBrowserStateBeforeStop(): Promise<void> {
+    const keeper = this.browserState;
+    if (!keeper) return;
+    if (this.statusValue.state === 'running') {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([keeper.save(), new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_SAVE_MS)))]);
+      clearTimeout(timer);
+    }
+    keeper.stop();
+  }
+
   private fail(error: string): void {
+    this.browserState?.stop();
     this.context?.log(error);
     this.setStatus({ state: 'error', error });
   }
