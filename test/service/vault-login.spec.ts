@@ -149,6 +149,11 @@ describe('saved logins, end to end', () => {
       if (since === 0) return { toolCalls: [call('use_saved_login', { account: otherAccountId })] };
       return { toolCalls: [call('report_done', { summary: `Refused: ${tool}` })] };
     }
+    if (asked.startsWith('Open the bank home again')) {
+      const since = toolResultsSince(request, 'Open the bank home again');
+      if (since === 0) return { toolCalls: [call('browser', { action: 'navigate', url: `${site.url}home` })] };
+      return { toolCalls: [call('report_done', { summary: `Home: ${tool.slice(0, 300)}` })] };
+    }
     return { text: `no plan for "${asked}" (${steps})` };
   }
 
@@ -227,6 +232,21 @@ describe('saved logins, end to end', () => {
     expect(bank.logins()).toEqual([`password:${USERNAME}`, 'totp:true']);
   }, 240_000);
 
+  it('is still signed in after its computer is stopped and started again (its cookies kept in its profile)', async () => {
+    const stopped = await harness.call<{ computer: { state: string } | null }>(
+      user,
+      'POST',
+      `/api/agents/${agentId}/computer/stop`,
+      {},
+    );
+    expect(stopped.computer?.state).toBe('stopped');
+    const again = await ask('Open the bank home again');
+    expect(again.status).toBe('completed');
+    // The session cookie came back with the profile: no sign-in happened, and the home answered.
+    expect(again.resultText).toContain('Welcome, ada@example.com');
+    expect(bank.logins()).toEqual([`password:${USERNAME}`, 'totp:true']);
+  }, 240_000);
+
   it('never lets the password, the TOTP secret or a code reach the model, the database, a log or a file', async () => {
     const secrets = canaries(startedAt, Date.now());
     const places = await everyPlace();
@@ -247,12 +267,14 @@ describe('saved logins, end to end', () => {
     } finally {
       await db.end();
     }
-    execFileSync('bash', ['-c', `printf '%s' "$1" > "$2"`, '_', totp.generate(), path.join(logsDir, 'planted.log')]);
+    // One code, planted and looked for: a second generate() may fall in the next 30 s step.
+    const code = totp.generate();
+    execFileSync('bash', ['-c', `printf '%s' "$1" > "$2"`, '_', code, path.join(logsDir, 'planted.log')]);
     process.stdout.write(`planted ${TOTP_SECRET}\n`);
     harness.model.requests.push({ ...harness.model.requests[0]!, body: { planted: PASSWORD } });
     const planted = await everyPlace();
     expect(hits(planted.database, [PASSWORD])).toEqual([PASSWORD]);
-    expect(hits(planted.files, [totp.generate()])).toHaveLength(1);
+    expect(hits(planted.files, [code])).toEqual([code]);
     expect(hits(planted.apiOutput, [TOTP_SECRET])).toEqual([TOTP_SECRET]);
     expect(hits(planted.modelRequests, [PASSWORD])).toEqual([PASSWORD]);
   }, 120_000);

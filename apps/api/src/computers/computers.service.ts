@@ -361,7 +361,7 @@ export class ComputersService {
     const lost = () =>
       new WorkerCallError('COMPUTER_LOST', 0, unsent ? COMPUTER_LOST_MESSAGE_UNSENT : COMPUTER_LOST_MESSAGE_IN_FLIGHT, {
         cause: error.message,
-        ...(unsent ? { connection: 'refused' } : {}),
+        ...(unsent ? { connection: (error.details as { connection?: string } | undefined)?.connection ?? 'refused' } : {}),
       });
     const computer = await this.repo.computer(binding.computerId).catch(() => undefined);
     if (computer === undefined) return error; // the database did not answer either: nothing to conclude

@@ -27,10 +27,12 @@ export class WorkerCallError extends Error {
 
 /**
  * True when no worker of the computer received the call, so nothing was done: its connection was refused,
- * or the worker that answered at the address refused the computer's token (another worker is there now).
+ * or never made (the worker was known gone before it started), or the worker that answered at the address
+ * refused the computer's token (another worker is there now).
  */
 export function neverDelivered(error: WorkerCallError): boolean {
-  return error.code === 'UNAUTHENTICATED' || (error.details as { connection?: unknown } | undefined)?.connection === 'refused';
+  const connection = (error.details as { connection?: unknown } | undefined)?.connection;
+  return error.code === 'UNAUTHENTICATED' || connection === 'refused' || connection === 'not_made';
 }
 
 export interface WorkerEndpoint {
@@ -115,6 +117,13 @@ export class WorkerClient {
   ): Promise<unknown> {
     const timeout = AbortSignal.timeout(timeoutMs);
     const gone = this.hooks.gone?.();
+    if (gone?.aborted) {
+      // Known gone before this call started: it is not sent at all, so it certainly did nothing.
+      const unsent = new WorkerCallError('UNREACHABLE', 0, `worker ${route.path}: ${(gone.reason as Error).message}`, {
+        connection: 'not_made',
+      });
+      throw this.hooks.unreachable ? await this.hooks.unreachable(unsent) : unsent;
+    }
     let res: Response;
     let text: string;
     try {
