@@ -56,6 +56,9 @@ export function ChatHeader({ agent, computerOpen, onToggleComputer, onRename, on
           <button type="button" data-testid="agent-settings-link" onClick={() => router.push(`/agents/${agent.id}/settings`)}>
             {t.agentSettings}
           </button>
+          <button type="button" data-testid="agent-vault-link" onClick={() => router.push(`/agents/${agent.id}/vault`)}>
+            {t.vaultLink}
+          </button>
           <button type="button" data-testid="agent-rename" onClick={onRename}>
             {t.renameAgent}
           </button>

@@ -11,7 +11,7 @@ interface DialogFrameProps {
 }
 
 /** A modal on the native <dialog>: focus trap, Escape and the backdrop come with it. */
-function DialogFrame({ title, testId, onClose, children }: DialogFrameProps) {
+export function DialogFrame({ title, testId, onClose, children }: DialogFrameProps) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   useEffect(() => {

@@ -6,6 +6,13 @@ import type {
   AdminUserView,
   AdminWorkspaceListView,
   AgentComputerView,
+  AgentVaultView,
+  CreateVaultAccountRequest,
+  UpdateVaultAccountRequest,
+  VaultAccountView,
+  VaultImportResult,
+  VaultRevealView,
+  VaultTotpCodeView,
   AgentView,
   CreateAgentRequest,
   CreateInvitationRequest,
@@ -188,6 +195,34 @@ export const runs = {
     apiRequest<RunEventView[]>(`/api/runs/${id(runId)}/events${query({ after, limit })}`, { signal }),
   activeOfWorkspace: (workspaceId: string, signal?: AbortSignal) =>
     apiRequest<{ items: RunView[] }>(`/api/workspaces/${id(workspaceId)}/runs/active`, { signal }),
+};
+
+/**
+ * Saved logins. Passwords and TOTP secrets go in and never come back, but through `reveal` (owners, with
+ * their own password again). Shared logins of a workspace are written and granted by its owners.
+ */
+export const vault = {
+  ofAgent: (agentId: string, signal?: AbortSignal) => apiRequest<AgentVaultView>(`/api/agents/${id(agentId)}/vault`, { signal }),
+  /** CONFLICT vault_account_exists when the site and username are saved already. */
+  createForAgent: (agentId: string, body: CreateVaultAccountRequest) =>
+    apiRequest<VaultAccountView>(`/api/agents/${id(agentId)}/vault`, { method: 'POST', body }),
+  importForAgent: (agentId: string, csv: string) =>
+    apiRequest<VaultImportResult>(`/api/agents/${id(agentId)}/vault/import`, { method: 'POST', body: { csv } }),
+  shared: (workspaceId: string, signal?: AbortSignal) =>
+    apiRequest<VaultAccountView[]>(`/api/workspaces/${id(workspaceId)}/vault`, { signal }),
+  createShared: (workspaceId: string, body: CreateVaultAccountRequest) =>
+    apiRequest<VaultAccountView>(`/api/workspaces/${id(workspaceId)}/vault`, { method: 'POST', body }),
+  importShared: (workspaceId: string, csv: string) =>
+    apiRequest<VaultImportResult>(`/api/workspaces/${id(workspaceId)}/vault/import`, { method: 'POST', body: { csv } }),
+  update: (accountId: string, body: UpdateVaultAccountRequest) =>
+    apiRequest<VaultAccountView>(`/api/vault/${id(accountId)}`, { method: 'PATCH', body }),
+  remove: (accountId: string) => apiRequest<void>(`/api/vault/${id(accountId)}`, { method: 'DELETE' }),
+  setGrants: (accountId: string, agentIds: string[]) =>
+    apiRequest<VaultAccountView>(`/api/vault/${id(accountId)}/agents`, { method: 'PUT', body: { agentIds } }),
+  /** FORBIDDEN password_mismatch for a wrong password; RATE_LIMITED after five in 15 minutes. */
+  reveal: (accountId: string, password: string) =>
+    apiRequest<VaultRevealView>(`/api/vault/${id(accountId)}/reveal`, { method: 'POST', body: { password } }),
+  code: (accountId: string) => apiRequest<VaultTotpCodeView>(`/api/vault/${id(accountId)}/totp`),
 };
 
 export const admin = {

@@ -97,6 +97,11 @@ const FIELD_LABEL: Record<string, keyof Messages> = {
   modelApiKey: 'modelApiKey',
   instructions: 'agentInstructions',
   email: 'email',
+  site: 'vaultSite',
+  username: 'vaultUsername',
+  totp: 'vaultTotp',
+  label: 'vaultLabel',
+  notes: 'vaultNotes',
 };
 
 function validationText(details: unknown, t: Messages): string {

@@ -45,6 +45,13 @@ export function AgentSettings({ agentId }: { agentId: string }) {
       <div className="settings-body">
         <ProfileSection agent={agent} />
         <ModelOverrideSection agent={agent} manager={canManage(workspace.role)} />
+        <SettingsSection title={t.vaultLink} description={t.vaultText} testId="agent-vault-section">
+          <div className="form-actions form-actions-start">
+            <Link href={`/agents/${agent.id}/vault`} className="button" data-testid="agent-vault-open">
+              {t.vaultOpen}
+            </Link>
+          </div>
+        </SettingsSection>
       </div>
     </div>
   );

@@ -13,12 +13,13 @@ export function SettingsFrame({ children }: { children: ReactNode }) {
   const t = useT();
   const pathname = usePathname();
   const { workspace } = useShell();
-  // A member's only tab is the members page: the workspace's own settings are for owners and admins.
+  // The workspace's own settings are for owners and admins; members see who is in it and its shared logins.
   const tabs = [
     ...(canManage(workspace.role)
       ? [{ href: '/settings', label: t.settingsTabWorkspace, testId: 'settings-tab-workspace' }]
       : []),
     { href: '/settings/members', label: t.settingsTabMembers, testId: 'settings-tab-members' },
+    { href: '/settings/vault', label: t.settingsTabVault, testId: 'settings-tab-vault' },
   ];
   return (
     <div className="settings-page" data-testid="settings-page">
