@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { workerRoutes } from '@lazyboy/contracts';
+import { until } from '../../../../test/support/index.js';
 import { neverDelivered, WorkerCallError, WorkerClient } from './worker-client.js';
 
 // Whether a call that failed could have done something decides what a run is told (nothing was done, or it
@@ -44,7 +45,7 @@ describe('the worker client when the worker is known gone', () => {
     const gone = new AbortController();
     received.length = 0;
     const pending = failure(new WorkerClient({ baseUrl, token: 't' }, { gone: () => gone.signal }));
-    while (received.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await until('the call to reach the worker', () => received.length > 0, { everyMs: 10 });
     gone.abort(new Error('the worker was reported lost'));
     const error = await pending;
     expect(error).toMatchObject({ code: 'UNREACHABLE' });
