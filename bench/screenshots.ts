@@ -77,7 +77,7 @@ try {
   };
   const workspaceId = me.workspaces[0]!.id;
   const call = asPerson(api.url, cookie).call;
-  const agents = [];
+  const agents: { id: string }[] = [];
   for (const [name, seed] of [
     ['小助手', 'helper'],
     ['研究員', 'research'],
@@ -188,6 +188,57 @@ try {
   await tall.getByTestId('agent-model').waitFor();
   await tall.waitForTimeout(300);
   await tall.screenshot({ path: path.join(OUT, 'agent-settings.png') });
+
+  // The vault: an agent's saved logins, the workspace's shared ones with the agents ticked for one, and on a
+  // phone the current 2FA code and a new login being typed.
+  const saveLogin = (body: Record<string, string>) => call('POST', `/api/agents/${agents[0]!.id}/vault`, body);
+  await saveLogin({
+    site: 'https://bank.example.com',
+    username: 'helper@example.com',
+    password: randomBytes(12).toString('hex'),
+    totp: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP',
+    label: '網路銀行',
+  });
+  await saveLogin({ site: 'github.com', username: 'lazyboy-helper', password: randomBytes(12).toString('hex') });
+  await saveLogin({
+    site: 'https://mail.example.org',
+    username: 'helper@example.org',
+    password: randomBytes(12).toString('hex'),
+  });
+  const crm = await call<{ id: string }>('POST', `/api/workspaces/${workspaceId}/vault`, {
+    site: 'crm.example.com',
+    username: 'team@example.com',
+    password: randomBytes(12).toString('hex'),
+    label: '客戶管理系統',
+  });
+  await call('PUT', `/api/vault/${crm.id}/agents`, { agentIds: [agents[0]!.id, agents[1]!.id] });
+  await call('POST', `/api/workspaces/${workspaceId}/vault`, {
+    site: 'https://ads.example.net',
+    username: 'ads@example.com',
+    password: randomBytes(12).toString('hex'),
+    totp: 'JBSWY3DPEHPK3PXP',
+  });
+  await tall.goto(`/agents/${agents[0]!.id}/vault`);
+  await tall.getByTestId('vault-shared-list').getByTestId('vault-row').waitFor();
+  await tall.waitForTimeout(300);
+  await tall.screenshot({ path: path.join(OUT, 'vault.png') });
+  await tall.goto('/settings/vault');
+  await tall.getByTestId('vault-grants-summary').first().click();
+  await tall.waitForTimeout(300);
+  await tall.screenshot({ path: path.join(OUT, 'vault-shared.png') });
+  const vaultPhone = await (await context({ width: 390, height: 844 }, true)).newPage();
+  await vaultPhone.goto(`/agents/${agents[0]!.id}/vault`);
+  await vaultPhone.getByTestId('vault-show-code').first().click();
+  await vaultPhone.getByTestId('vault-code').waitFor();
+  await vaultPhone.waitForTimeout(300);
+  await vaultPhone.screenshot({ path: path.join(OUT, 'vault-code.png') });
+  await vaultPhone.getByTestId('vault-code-close').click();
+  await vaultPhone.getByTestId('vault-add').click();
+  await vaultPhone.getByTestId('vault-site').fill('https://shop.example.com');
+  await vaultPhone.getByTestId('vault-username').fill('helper');
+  await vaultPhone.getByTestId('vault-password').fill(randomBytes(8).toString('hex'));
+  await vaultPhone.waitForTimeout(300);
+  await vaultPhone.screenshot({ path: path.join(OUT, 'vault-add.png') });
 
   const invited = await (await context({ width: 390, height: 844 }, false)).newPage();
   await invited.goto(link);

@@ -1,10 +1,8 @@
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { secretOnScreen, type ObservedElement } from '@lazyboy/desktop';
 import type { Screenshot } from '@lazyboy/contracts';
 import type { Page } from 'playwright-core';
-
-const ANNOTATE_TIMEOUT_MS = 5_000;
+import { numberScreenshot } from './screenshot-numbers.js';
 
 /** Added to the observation when the screenshot was held back: the model reads why it got none. */
 export const SCREENSHOT_WITHHELD_NOTE = '(screenshot withheld: a saved secret is on screen)';
@@ -37,7 +35,7 @@ export class ScreenshotTracker {
     const signature = createHash('sha256').update(png).digest('hex');
     if (mode === 'auto' && this.lastSent.get(slot) === signature) return { screenshot: null, withheld: false };
     this.lastSent.set(slot, signature);
-    const numbered = await drawNumbers(png, elements).catch(() => png);
+    const numbered = numberScreenshot(png, elements);
     const screenshot: Screenshot = {
       mimeType: 'image/png',
       data: numbered.toString('base64'),
@@ -46,41 +44,4 @@ export class ScreenshotTracker {
     };
     return { screenshot, withheld: false };
   }
-}
-
-/**
- * Draws each visible element's box and number on this copy with ImageMagick; the live page (what the
- * person sees over VNC) never gets an overlay.
- */
-function drawNumbers(png: Buffer, elements: ObservedElement[]): Promise<Buffer> {
-  const visible = elements.filter((el) => el.inViewport && el.box.width > 0 && el.box.height > 0);
-  if (visible.length === 0) return Promise.resolve(png);
-  const boxes = visible.flatMap((el) => {
-    const { x, y, width, height } = el.box;
-    return ['-draw', `rectangle ${r(x)},${r(y)} ${r(x + width)},${r(y + height)}`];
-  });
-  const labels = visible.flatMap((el) => [
-    '-annotate',
-    `+${r(Math.max(el.box.x, 0))}+${r(Math.max(el.box.y, 0) + 12)}`,
-    String(el.id),
-  ]);
-  const args = [
-    'png:-',
-    ...['-fill', 'none', '-stroke', '#ffd400', '-strokewidth', '2', ...boxes],
-    ...['-stroke', 'none', '-fill', '#ffd400', '-undercolor', '#000000b0', '-pointsize', '13', ...labels],
-    'png:-',
-  ];
-  return new Promise((resolve, reject) => {
-    const child = spawn('convert', args, { stdio: ['pipe', 'pipe', 'ignore'], timeout: ANNOTATE_TIMEOUT_MS });
-    const out: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(Buffer.concat(out)) : reject(new Error(`convert exited ${code}`))));
-    child.stdin.on('error', reject);
-    child.stdin.end(png);
-  });
-}
-
-function r(value: number): number {
-  return Math.round(value);
 }
