@@ -473,8 +473,12 @@ export class ComputersService {
     const binding = this.bindingOf(computer);
     if (binding && (await this.driver.adopt(binding))) await this.driver.stop(binding).catch(() => undefined);
     this.dropHeld(computer.id, computer.bindFence);
-    // Only the binding we looked at: a computer rebooted meanwhile keeps its new worker.
-    await this.repo.markStopped(computer.id, null, { state: computer.state, bindFence: computer.bindFence });
+    // Only the binding we looked at: a computer rebooted meanwhile keeps its new worker. The reason stays on
+    // the row, as the driver's own report of a lost worker does: whoever looks next sees why it stopped.
+    await this.repo.markStopped(computer.id, `${reason}; it starts again on the next use`, {
+      state: computer.state,
+      bindFence: computer.bindFence,
+    });
   }
 
   /** Runs `work` on the running computer; once more after a reboot if its worker turned out to be gone. */

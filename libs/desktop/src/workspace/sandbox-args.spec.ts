@@ -62,6 +62,14 @@ describe('bwrapArguments', () => {
     );
   });
 
+  it('takes /tmp, the parent of a home directly under it, as hidden already, and refuses to hide another system directory', () => {
+    const underTmp = { ...layout, homeDir: '/tmp/computer-a', cwd: '/tmp/computer-a', hiddenDirs: ['/tmp', '/data'] };
+    const args = bwrapArguments(underTmp, 'ls').join(' ');
+    expect(args.match(/--tmpfs \/tmp /g)).toHaveLength(1);
+    expect(args).toContain('--tmpfs /tmp --tmpfs /data --bind /tmp/computer-a /tmp/computer-a');
+    expect(() => bwrapArguments({ ...layout, hiddenDirs: ['/usr'] }, 'ls')).toThrow('refusing to hide system directory /usr');
+  });
+
   it("enters an island's user namespace before its network", () => {
     const launch = launchSpec('xdotool', ['key', 'a'], { uid: 7, gid: 8, netns: '/proc/1/fd/9', userns: '/proc/1/fd/10' });
 

@@ -77,9 +77,10 @@ export function bwrapCommand(layout: SandboxLayout, argv: readonly string[]): st
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', ...proc, '--tmpfs', '/tmp'];
   const covered = ['/tmp'];
   for (const dir of [...new Set(layout.hiddenDirs.map((d) => path.resolve(d)))].sort()) {
-    if (SYSTEM_DIRS.has(dir)) throw new RangeError(`refusing to hide system directory ${dir}`);
-    // Inside an earlier tmpfs it is hidden already, and bwrap could not find it to mount on.
+    // Inside an earlier tmpfs (or that tmpfs: /tmp, the parent of a home directly under it) it is hidden
+    // already, and bwrap could not find it to mount on.
     if (covered.some((parent) => isInside(dir, parent))) continue;
+    if (SYSTEM_DIRS.has(dir)) throw new RangeError(`refusing to hide system directory ${dir}`);
     args.push('--tmpfs', dir);
     covered.push(dir);
   }

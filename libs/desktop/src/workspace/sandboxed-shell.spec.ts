@@ -1,6 +1,6 @@
 import { testDisplayBase } from '../testing/display-base.js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -194,6 +194,46 @@ describe('SandboxedShell (bubblewrap, as the computer’s user, on a real displa
 
     await expect(broken.run('echo hi')).rejects.toThrow(SandboxUnavailableError);
     await expect(missing.probe()).rejects.toThrow(SandboxUnavailableError);
+  });
+
+  it("answers a new shell's first command with its own output, not a log an earlier shell left", async () => {
+    const user = manager.user;
+    if (!user) throw new Error('no user');
+    const leftOver = path.join(root, 'left-over-logs');
+    mkdirSync(leftOver, { recursive: true, mode: 0o700 });
+    // What a worker killed before its cleanup leaves: its commands' logs, numbered from 1 too.
+    writeFileSync(path.join(leftOver, 'command-0001.log'), 'output of the killed worker\n');
+    writeFileSync(path.join(leftOver, 'command-0002.log'), 'more of it\n');
+    writeFileSync(path.join(leftOver, 'notes.txt'), 'not a command log\n');
+    const fresh = new SandboxedShell({ user, homeDir, logDir: leftOver });
+
+    const first = await fresh.run('echo first of the new shell');
+    expect(first.outputTail).toBe('first of the new shell\n');
+    expect(readFileSync(first.logFile, 'utf8')).toBe('first of the new shell\n');
+    expect(readdirSync(leftOver).sort()).toEqual(['command-0001.log', 'notes.txt']);
+  });
+
+  it('runs commands for a home directly under /tmp', async () => {
+    const user = manager.user;
+    if (!user) throw new Error('no user');
+    const tmpHome = tempDirPath('lazyboy-tmp-home-');
+    makeWalkableDir(tmpHome);
+    if (user.dedicated) chownSync(tmpHome, user.uid, user.gid);
+    try {
+      // The worker hides the homes' parent: here /tmp, which the sandbox's own /tmp covers already; of the
+      // host's /tmp only the home is there.
+      const underTmp = new SandboxedShell({
+        user,
+        homeDir: tmpHome,
+        logDir: path.join(root, 'tmp-home-logs'),
+        hiddenDirs: ['/tmp'],
+      });
+      const result = await underTmp.run('pwd; echo kept > note.txt; cat note.txt; ls -A /tmp');
+      expect(result).toMatchObject({ exitCode: 0, outputTail: `${tmpHome}\nkept\n${path.basename(tmpHome)}\n` });
+      expect(readFileSync(path.join(tmpHome, 'note.txt'), 'utf8')).toBe('kept\n');
+    } finally {
+      rmSync(tmpHome, { recursive: true, force: true });
+    }
   });
 
   it('lets a GUI program started in the sandbox join the accessibility tree, so it is operated by element number', async () => {

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EGRESS_PROXY_URL } from '@lazyboy/contracts';
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { HOME_MARKER, RUNTIME_MARKER } from '../display/desktop-env.js';
@@ -16,6 +16,9 @@ import { PathOutsideHomeError, SandboxUnavailableError, UnknownCommandError } fr
 import { bwrapArguments, DEFAULT_HIDDEN_DIRS, isInside } from './sandbox-args.js';
 import { sandboxProcFor } from './sandbox-proc.js';
 
+const COMMAND_LOG = /^command-\d+\.log$/;
+const commandLogName = (id: number): string => `command-${String(id).padStart(4, '0')}.log`;
+
 export interface SandboxedShellOptions {
   /** The computer's user (`ScreenManager.user`): commands run as it when it is a dedicated one. */
   user: DesktopUser;
@@ -24,7 +27,8 @@ export interface SandboxedShellOptions {
   /**
    * One log per command. Must belong to the worker and lie outside the home: the sandbox writes its output
    * through the inherited descriptor only, so it can neither rewrite earlier logs nor plant files the worker
-   * later trusts. Created 0700.
+   * later trusts. Created 0700. Logs in it from an earlier shell (a worker killed before it cleaned up) are
+   * removed at this shell's first command: its numbers start at 1 again, and command 1's output is its own.
    */
   logDir: string;
   /**
@@ -127,6 +131,7 @@ export class SandboxedShell {
   private readonly options: SandboxedShellOptions;
   private readonly commands = new Map<number, CommandEntry>();
   private counter = 0;
+  private logDirReady = false;
 
   constructor(options: SandboxedShellOptions) {
     this.options = options;
@@ -158,7 +163,7 @@ export class SandboxedShell {
     const cwd = this.resolveCwd(options.cwd);
     this.prepareLogDir();
     const id = ++this.counter;
-    const logFile = path.join(this.logDir, `command-${String(id).padStart(4, '0')}.log`);
+    const logFile = path.join(this.logDir, commandLogName(id));
     const entry = this.launch(id, command, cwd, logFile, timeoutMs, options.signal);
     this.commands.set(id, entry);
     this.forgetOld();
@@ -201,7 +206,8 @@ export class SandboxedShell {
     const contained = this.options.boundary === 'container';
     const island = display && !contained ? this.currentIsland() : undefined;
     const started = Date.now();
-    const log = openSync(logFile, 'a', 0o600);
+    // 'w': a log of this name is never another command of this shell's (ids only grow).
+    const log = openSync(logFile, 'w', 0o600);
     let child: ChildProcess;
     try {
       if (contained) {
@@ -406,6 +412,10 @@ export class SandboxedShell {
   private prepareLogDir(): void {
     mkdirSync(this.logDir, { recursive: true, mode: 0o700 });
     chmodSync(this.logDir, 0o700);
+    if (this.logDirReady) return;
+    for (const name of readdirSync(this.logDir))
+      if (COMMAND_LOG.test(name)) rmSync(path.join(this.logDir, name), { force: true });
+    this.logDirReady = true;
   }
 
   private forgetOld(): void {

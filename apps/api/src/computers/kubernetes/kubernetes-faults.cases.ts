@@ -160,7 +160,11 @@ export function describeKubernetesFaults(): void {
       await until('the lost pod to be recorded', async () =>
         (await row(held.computerId)).state === 'stopped' ? true : undefined,
       );
-      expect((await row(held.computerId)).errorMessage).toMatch(/its worker went away \(its pod is being deleted\)/);
+      // Whichever hears it first says why: the pod watch (the pod is being deleted) or the call whose
+      // connection dropped, finding the worker no longer answers.
+      expect((await row(held.computerId)).errorMessage).toMatch(
+        /its worker went away \(its pod is being deleted\)|the worker stopped answering/,
+      );
 
       // The next call boots a pod of its own on the computer's home (fence + 1) and finds the file.
       expect(await use('shell', { command: 'cat ~/kept.txt' })).toEqual({ content: 'exit 0\nbefore\n', isError: false });
