@@ -169,6 +169,8 @@ describe('the vault in a real browser', () => {
       expect(await row.getByTestId('vault-grants-summary').innerText()).toBe('還沒有 Agent 能用');
       await row.locator(`[data-testid="vault-grant"][data-agent-id="${granted.id}"]`).check();
       await row.getByTestId('vault-grants-summary').filter({ hasText: '1 個 Agent 能用' }).waitFor();
+      // The tick shows at once; the list is read once the change has been saved (the boxes are usable again).
+      await row.locator('[data-testid="vault-grants-choices"][aria-busy="false"]').waitFor();
       const shared = await harness.service.call<VaultAccountView[]>(owner, 'GET', `/api/workspaces/${owner.workspaceId}/vault`);
       expect(shared).toMatchObject([{ username: 'team@example.test', agentIds: [granted.id] }]);
 

@@ -41,7 +41,7 @@ export function VaultGrants({ account, agents, onSaved, onError }: VaultGrantsPr
   return (
     <details className="settings-more vault-grants" data-testid="vault-grants">
       <summary data-testid="vault-grants-summary">{summary}</summary>
-      <fieldset className="choice-group" disabled={busy}>
+      <fieldset className="choice-group" disabled={busy} aria-busy={busy} data-testid="vault-grants-choices">
         <legend className="visually-hidden">{fill(t.vaultGrantsOf, { site: account.site, username: account.username })}</legend>
         {agents.length === 0 && <p className="field-hint">{t.vaultNoAgents}</p>}
         {agents.map((agent) => (

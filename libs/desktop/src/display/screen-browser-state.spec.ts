@@ -10,6 +10,7 @@ import { scanProcesses } from '../testing/process-scan.js';
 import { makeWalkableDir, tempDirPath } from '../testing/temp-dirs.js';
 import { startLoginSite } from '../testing/login-site.js';
 import type { TestSite } from '../testing/test-site.js';
+import { sendSignal } from '../process/signals.js';
 import { profileDirFor } from './chromium.js';
 import { ScreenManager, type ScreenManagerOptions } from './screen-manager.js';
 
@@ -150,7 +151,8 @@ describe('a screen keeps its browser’s tabs and session cookies (real Xvfb, Ch
    */
   async function killAndBootAgain(killed: ScreenManager): Promise<ScreenManager> {
     const pids = killed.processIds();
-    for (const pid of pids) process.kill(pid, 'SIGKILL');
+    // A helper process (Chromium's, XFCE's) may have ended on its own since the list was read.
+    for (const pid of pids) sendSignal(pid, 'SIGKILL');
     await until('the killed desktop to be gone', () => scanProcesses().every((p) => !pids.includes(p.pid) || p.state === 'Z'));
     const successor = managerWith(600_000);
     await successor.ensureScreen(0, { profileKey: PROFILE });
