@@ -193,6 +193,7 @@ describe('a screen keeps its browser’s tabs and session cookies (real Xvfb, Ch
     await successor.stopScreen(0);
   });
 
+  // Six desktop boots and three sign-ins: more than the suite's default 60 s on a loaded CI machine.
   it('starts clean when the saved state is corrupt or not a plain file of the profile', async () => {
     const manager = managerWith(600_000);
     const cases: [string, () => void][] = [
@@ -236,5 +237,5 @@ describe('a screen keeps its browser’s tabs and session cookies (real Xvfb, Ch
         expect.stringContaining('"version":1'),
       ]);
     }
-  });
+  }, 240_000);
 });
