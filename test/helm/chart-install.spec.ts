@@ -332,6 +332,32 @@ describe('helm/lazyboy on a real Kubernetes node', () => {
     expect(me.workspaces.map((w) => w.name)).toContain('Home');
   }, 60_000);
 
+  /** Each pod's phase and its containers' restarts, with why the last one ended (OOMKilled, a probe, …). */
+  async function podRestarts(): Promise<string> {
+    const { items } = await core.listNamespacedPod({ namespace });
+    return items
+      .map((pod) => {
+        const containers = (pod.status?.containerStatuses ?? []).map((c) => {
+          const ended = c.lastState?.terminated;
+          return `${c.name} ready=${c.ready} restarts=${c.restartCount}${ended ? ` last ended ${ended.finishedAt?.toISOString()} ${ended.reason} (${ended.exitCode})` : ''}`;
+        });
+        return `${pod.metadata!.name} ${pod.status?.phase}: ${containers.join('; ')}`;
+      })
+      .join('\n');
+  }
+
+  /** The namespace's Warning events (failed probes, kills, evictions), oldest first. */
+  async function namespaceWarnings(): Promise<string> {
+    const { items } = await core.listNamespacedEvent({ namespace, fieldSelector: 'type=Warning' });
+    return items
+      .slice(-20)
+      .map(
+        (e) =>
+          `${e.lastTimestamp?.toISOString() ?? ''} ${e.involvedObject.name} ${e.reason} ×${e.count ?? 1}: ${e.message ?? ''}`,
+      )
+      .join('\n');
+  }
+
   /** `step`, failing with the last lines of the API pod's log (what a timeout cannot say). */
   async function withApiLog<T>(step: Promise<T>): Promise<T> {
     try {
@@ -341,10 +367,25 @@ describe('helm/lazyboy on a real Kubernetes node', () => {
       const log = api
         ? await core.readNamespacedPodLog({ name: api.metadata!.name!, namespace, container: 'api', tailLines: 40 }).catch(String)
         : 'no API pod';
+      // A restarted API's log starts again: what the one before said last is where the failure is.
+      const restarted = api?.status?.containerStatuses?.some((c) => c.name === 'api' && c.restartCount > 0);
+      const before = restarted
+        ? await core
+            .readNamespacedPodLog({ name: api!.metadata!.name!, namespace, container: 'api', tailLines: 40, previous: true })
+            .catch(String)
+        : '';
       const told = model.requests.slice(-3).map((r) => JSON.stringify(r.messages.at(-1)).slice(0, 600));
-      throw new Error(`${(error as Error).message}\n${String(log)}\nthe model was told last:\n${told.join('\n')}`, {
-        cause: error,
-      });
+      throw new Error(
+        [
+          (error as Error).message,
+          String(log),
+          ...(restarted ? [`the API container before its restart said:\n${String(before)}`] : []),
+          `the pods:\n${(await podRestarts().catch(String)) as string}`,
+          `the namespace's warnings:\n${(await namespaceWarnings().catch(String)) as string}`,
+          `the model was told last:\n${told.join('\n')}`,
+        ].join('\n'),
+        { cause: error },
+      );
     }
   }
 

@@ -223,6 +223,22 @@ describe('helm/lazyboy', () => {
       expect(problems).toEqual([]);
     });
 
+    it("gives every probe 5 s to answer, not the kubelet's 1 s (a busy node would take working pods out of their Services)", () => {
+      const probes = workloads(docsOf(set)).flatMap((workload) =>
+        podOf(workload).spec.containers.flatMap((container) =>
+          (['readinessProbe', 'livenessProbe', 'startupProbe'] as const)
+            .filter((kind) => container[kind])
+            .map((kind) => [
+              `${workload.metadata.name}/${container.name} ${kind}`,
+              (container[kind] as { timeoutSeconds?: number }).timeoutSeconds,
+            ]),
+        ),
+      );
+      // The API and the web server at least (a release may use outside databases).
+      expect(probes.length).toBeGreaterThanOrEqual(4);
+      expect(probes.filter(([, timeout]) => timeout !== 5)).toEqual([]);
+    });
+
     it("gives the API an environment the API's own schema accepts, as the kubernetes pool driver", () => {
       const docs = docsOf(set);
       const name = fullname(values);

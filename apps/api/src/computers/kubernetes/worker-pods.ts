@@ -100,9 +100,12 @@ export function workerPod(template: WorkerPodTemplate, name: string, claimName: 
             ...Object.entries(template.env).map(([envName, value]) => ({ name: envName, value })),
           ],
           ports: [{ name: 'control', containerPort: WORKER_PORT }],
+          // A bound pod that turns unready is taken for lost (podGoneReason): the kubelet's default 1 s
+          // timeout would call a worker busy drawing a screenshot on a loaded node gone.
           readinessProbe: {
             httpGet: { path: '/healthz', port: WORKER_PORT },
             periodSeconds: 2,
+            timeoutSeconds: 5,
             failureThreshold: 3,
           },
           resources: {
