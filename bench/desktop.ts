@@ -81,7 +81,7 @@ try {
     const button = first.elements.find((e) => e.name === 'Add one')!.id;
     for (let i = 0; i < CLICKS; i++) {
       const start = performance.now();
-      await numbered.click(button);
+      await numbered.click({ element: button });
       await numbered.observe();
       clicks.push(performance.now() - start);
     }

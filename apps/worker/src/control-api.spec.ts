@@ -95,7 +95,6 @@ describe('worker control API (real Xvfb, Chromium over CDP)', () => {
     const clicked = await act('click', {
       fence: 1,
       element: numberOf(seen.body.observation, 'button "Add one"'),
-      generation: seen.body.generation,
     });
     expect(clicked.status).toBe(200);
     expect(clicked.body.observation).toContain('clicks: 1');
@@ -109,12 +108,19 @@ describe('worker control API (real Xvfb, Chromium over CDP)', () => {
     expect(typed.status).toBe(200);
     expect(typed.body.observation).toContain('Hello Ada');
 
-    // A number from an older observation is refused rather than aimed at whatever carries it now.
+    // The button kept its number through the observations since; on a new document it is gone, and its
+    // number is refused rather than aimed at whatever is there now.
     const button = numberOf(seen.body.observation, 'button "Add one"');
-    const stale = await fail('click', { fence: 1, element: button, generation: seen.body.generation });
+    expect(numberOf(typed.body.observation, 'button "Add one"')).toBe(button);
+    const reloaded = await act('navigate', { fence: 1, url: `${site.url}/` });
+    expect(numberOf(reloaded.body.observation, 'button "Add one"')).not.toBe(button);
+    const stale = await fail('click', { fence: 1, element: button });
     expect(stale.status).toBe(409);
     expect(stale.body.error.code).toBe('STALE_ELEMENT');
-    expect(await clicks(1)).toBe('1');
+    expect(await clicks(1)).toBe('0');
+    // The new document's number works (and leaves the count the cases below go on from).
+    const again = await act('click', { fence: 1, element: numberOf(reloaded.body.observation, 'button "Add one"') });
+    expect(again.body.observation).toContain('clicks: 1');
   });
 
   it('lets a newer fence take over and refuses the older holder, doing nothing', async () => {

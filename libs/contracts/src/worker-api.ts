@@ -160,21 +160,63 @@ export type ScreenTypeResponse = z.infer<typeof screenTypeResponseSchema>;
 // ------------------------------------------------------------------------------------------- browser
 
 const elementSchema = z.number().int().min(1).max(100_000);
-/**
- * Optional on element actions: the `generation` of the observation the element number was read from. When
- * given, a tab observed again since answers STALE_ELEMENT instead of acting on a possibly renumbered page.
- */
-const generationSchema = z.number().int().min(1).optional();
+/** CSS pixels: inside an element's box from its top-left corner, or in the window without an element. */
+const coordinateSchema = z.number().min(0).max(100_000);
+/** Keys held down during a pointer action (Control-click adds a row to a selection). */
+export const keyModifierSchema = z.enum(['Alt', 'Control', 'Meta', 'Shift']);
+export const pointerButtonSchema = z.enum(['left', 'right', 'middle']);
+/** 2: a double click, 3: a triple click. */
+export const clickCountSchema = z.union([z.literal(1), z.literal(2), z.literal(3)]);
+export type KeyModifier = z.infer<typeof keyModifierSchema>;
+export type PointerButton = z.infer<typeof pointerButtonSchema>;
+export type ClickCount = z.infer<typeof clickCountSchema>;
+export const scrollDirectionSchema = z.enum(['up', 'down', 'left', 'right']);
+export type ScrollDirection = z.infer<typeof scrollDirectionSchema>;
+const modifiersSchema = z
+  .array(keyModifierSchema)
+  .max(4)
+  .refine((keys) => new Set(keys).size === keys.length, 'a modifier is named twice');
+
+/** A pointer target: `element` (optionally with `x`,`y` inside it) or a window point `x`,`y`. */
+const pointerTargetShape = { element: elementSchema.optional(), x: coordinateSchema.optional(), y: coordinateSchema.optional() };
+const namesPointerTarget: [
+  (body: { element?: number | undefined; x?: number | undefined; y?: number | undefined }) => boolean,
+  { message: string; path: string[] },
+] = [
+  (body) => body.element !== undefined || (body.x !== undefined && body.y !== undefined),
+  { message: 'name an element, or both x and y of a point in the window', path: ['element'] },
+];
 
 export const browserNavigateSchema = fencedEnvelopeSchema.extend({ url: z.url().max(8_192) });
 export const browserObserveSchema = fencedEnvelopeSchema.extend({
   /** `always` sends the screenshot even when unchanged (e.g. after the caller trimmed its context). */
   screenshot: z.enum(['auto', 'always']).optional(),
 });
-export const browserClickSchema = fencedEnvelopeSchema.extend({ element: elementSchema, generation: generationSchema });
+export const browserClickSchema = fencedEnvelopeSchema
+  .extend({
+    ...pointerTargetShape,
+    button: pointerButtonSchema.optional(),
+    count: clickCountSchema.optional(),
+    modifiers: modifiersSchema.optional(),
+  })
+  .refine(...namesPointerTarget);
+export const browserHoverSchema = fencedEnvelopeSchema.extend(pointerTargetShape).refine(...namesPointerTarget);
+/** From the target (`element` / `x`,`y`) to `toElement` (optionally at `toX`,`toY` inside it) or the window point `toX`,`toY`. */
+export const browserDragSchema = fencedEnvelopeSchema
+  .extend({
+    ...pointerTargetShape,
+    toElement: elementSchema.optional(),
+    toX: coordinateSchema.optional(),
+    toY: coordinateSchema.optional(),
+    modifiers: modifiersSchema.optional(),
+  })
+  .refine(...namesPointerTarget)
+  .refine((body) => body.toElement !== undefined || (body.toX !== undefined && body.toY !== undefined), {
+    message: 'name where the drag ends: toElement, or both toX and toY',
+    path: ['toElement'],
+  });
 export const browserTypeSchema = fencedEnvelopeSchema.extend({
   element: elementSchema,
-  generation: generationSchema,
   text: z.string().max(100_000),
   submit: z.boolean().optional(),
   /** Default true: the field's current text is replaced. */
@@ -182,13 +224,14 @@ export const browserTypeSchema = fencedEnvelopeSchema.extend({
 });
 export const browserSelectSchema = fencedEnvelopeSchema.extend({
   element: elementSchema,
-  generation: generationSchema,
   label: z.string().min(1).max(1_000),
 });
 export const browserScrollSchema = fencedEnvelopeSchema.extend({
-  direction: z.enum(['up', 'down']),
-  /** CSS pixels; default most of a window. */
+  direction: scrollDirectionSchema,
+  /** CSS pixels; default most of a window (of the element's, with one). */
   amount: z.number().int().min(1).max(100_000).optional(),
+  /** Scrolls this element (a list, a code box, a terms panel) or the box it is in; default: under the pointer. */
+  element: elementSchema.optional(),
 });
 /** Playwright key names, e.g. `Enter`, `Control+A`, `PageDown`. */
 export const browserKeySchema = fencedEnvelopeSchema.extend({ keys: z.string().min(1).max(200) });
@@ -207,6 +250,8 @@ export const browserActionSchemas = {
   navigate: browserNavigateSchema,
   observe: browserObserveSchema,
   click: browserClickSchema,
+  hover: browserHoverSchema,
+  drag: browserDragSchema,
   type: browserTypeSchema,
   select: browserSelectSchema,
   scroll: browserScrollSchema,

@@ -27,8 +27,10 @@ export {
   ElementNotFoundError,
   ElementNotInteractableError,
   MAX_EVAL_RESULT_CHARS,
+  type ClickOptions,
   type EvalValue,
   type NumberedPageOptions,
+  type PointerTarget,
 } from './browser/numbered-page.js';
 export { BrowserTabs, NoSuchTabError, type BrowserTabInfo } from './browser/browser-tabs.js';
 export {

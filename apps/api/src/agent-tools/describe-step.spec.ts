@@ -10,6 +10,17 @@ describe('describeStep', () => {
     expect(describeStep('computer_act', { action: 'type', text: 'hunter2-secret' })).toEqual({ kind: 'desktop_type' });
     expect(JSON.stringify(describeStep('browser', { action: 'eval', expression: 'localStorage.token' }))).not.toContain('token');
     expect(describeStep('browser', { action: 'scroll', direction: 'up' })).toEqual({ kind: 'browser_scroll_up' });
+    expect(describeStep('browser', { action: 'scroll', direction: 'right', element: 5 })).toEqual({
+      kind: 'browser_scroll_right',
+    });
+  });
+
+  it('names pointer actions by their element, or by the point of the window a click lands on', () => {
+    expect(describeStep('browser', { action: 'hover', element: 7 })).toEqual({ kind: 'browser_hover', target: '7' });
+    expect(describeStep('browser', { action: 'drag', element: 2, toElement: 9 })).toEqual({ kind: 'browser_drag', target: '2' });
+    expect(describeStep('browser', { action: 'click', x: 120, y: 48 })).toEqual({ kind: 'browser_click_at', target: '120,48' });
+    // A point inside an element is still a click on that element.
+    expect(describeStep('browser', { action: 'click', element: 4, x: 10, y: 3 })).toEqual({ kind: 'browser_click', target: '4' });
   });
 
   it('shows where the browser goes without query strings or credentials', () => {

@@ -56,14 +56,29 @@ function describeBrowser(a: Record<string, unknown>): Step {
     case 'observe':
       return ['browser_observe'];
     case 'click':
-      return ['browser_click', element];
+      return element === undefined && num(a['x']) !== undefined
+        ? ['browser_click_at', `${num(a['x'])},${num(a['y']) ?? '?'}`]
+        : ['browser_click', element];
+    case 'hover':
+      return ['browser_hover', element];
+    case 'drag':
+      return ['browser_drag', element];
     case 'type':
       // Never the text: it may be a password, and the step tells nobody anything the screen does not.
       return ['browser_type', element];
     case 'select':
       return ['browser_select', element];
     case 'scroll':
-      return [a['direction'] === 'up' ? 'browser_scroll_up' : 'browser_scroll_down'];
+      switch (a['direction']) {
+        case 'up':
+          return ['browser_scroll_up'];
+        case 'left':
+          return ['browser_scroll_left'];
+        case 'right':
+          return ['browser_scroll_right'];
+        default:
+          return ['browser_scroll_down'];
+      }
     case 'key':
       return ['browser_key', shortKeys(str(a['keys']))];
     case 'back':

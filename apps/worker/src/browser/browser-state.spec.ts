@@ -35,7 +35,6 @@ describe('the agent’s browser after its worker is restarted (real Xvfb, Chromi
     const signedIn = await act(first, 'type', {
       fence: 1,
       element: numberOf(form.body.observation, 'textbox'),
-      generation: form.body.generation,
       text: 'Ada',
       submit: true,
     });
@@ -64,11 +63,9 @@ describe('the agent’s browser after its worker is restarted (real Xvfb, Chromi
       [`${site.url}account`, true],
       [`${site.url}notes`, false],
     ]);
-    // Listing observed the tab again: its numbers are the ones to use now.
     const clicked = await act(second, 'click', {
       fence: 2,
       element: numberOf(listed.body.observation, 'link "Notes"'),
-      generation: listed.body.generation,
     });
     expect(clicked.status).toBe(200);
     expect(clicked.body).toMatchObject({ url: `${site.url}notes`, title: 'Notes' });

@@ -50,6 +50,7 @@ const element = (id: number, box: Box, inViewport = true): ObservedElement => ({
   name: `b${id}`,
   details: [],
   box,
+  surface: false,
   inViewport,
 });
 

@@ -1,7 +1,7 @@
 import type { BrowserActionBody, BrowserActionName } from '@lazyboy/contracts';
 import type { BrowserTabInfo, BrowserTabs } from './browser-tabs.js';
 import { NoSuchTabError } from './browser-tabs.js';
-import { ElementNotFoundError, ElementNotInteractableError, StaleElementError } from './numbered-page.js';
+import { ElementNotFoundError, ElementNotInteractableError, StaleElementError, type PointerTarget } from './numbered-page.js';
 import type { ObservedPage } from './page-script.js';
 
 export interface BrowserActionOutcome {
@@ -22,8 +22,7 @@ export async function performBrowserAction<N extends BrowserActionName>(
   body: BrowserActionBody<N>,
 ): Promise<BrowserActionOutcome> {
   const request = body as BrowserActionBody;
-  const { page, numbered } = await tabs.activePage();
-  if ('element' in request) tabs.assertGeneration(page, request.generation);
+  const { numbered } = await tabs.activePage();
   const observe = async (extra: Omit<BrowserActionOutcome, 'observed'> = {}) => ({ observed: await tabs.observe(), ...extra });
   switch (name) {
     case 'observe':
@@ -31,9 +30,19 @@ export async function performBrowserAction<N extends BrowserActionName>(
     case 'navigate':
       await numbered.navigate((request as BrowserActionBody<'navigate'>).url);
       return observe();
-    case 'click':
-      await numbered.click((request as BrowserActionBody<'click'>).element);
+    case 'click': {
+      const { button, count, modifiers, ...target } = request as BrowserActionBody<'click'>;
+      await numbered.click(pointerTarget(target), { button, count, modifiers });
       return observe();
+    }
+    case 'hover':
+      await numbered.hover(pointerTarget(request as BrowserActionBody<'hover'>));
+      return observe();
+    case 'drag': {
+      const { toElement, toX, toY, modifiers, ...from } = request as BrowserActionBody<'drag'>;
+      await numbered.drag(pointerTarget(from), pointerTarget({ element: toElement, x: toX, y: toY }), modifiers);
+      return observe();
+    }
     case 'type': {
       const { element, text, submit, clear } = request as BrowserActionBody<'type'>;
       await numbered.type(element, text, { submit: submit ?? false, clear: clear ?? true });
@@ -44,8 +53,8 @@ export async function performBrowserAction<N extends BrowserActionName>(
       return observe({ result: { selected: await numbered.select(element, label) } });
     }
     case 'scroll': {
-      const { direction, amount } = request as BrowserActionBody<'scroll'>;
-      await numbered.scroll(direction, amount);
+      const { direction, amount, element } = request as BrowserActionBody<'scroll'>;
+      await numbered.scroll(direction, amount, element);
       return observe();
     }
     case 'key':
@@ -65,6 +74,12 @@ export async function performBrowserAction<N extends BrowserActionName>(
       return observe({ result: await numbered.evaluate((request as BrowserActionBody<'eval'>).expression) });
   }
   throw new Error(`unknown browser action ${String(name)}`);
+}
+
+/** A request's target fields as NumberedPage takes them (the schemas made sure one of the two is there). */
+function pointerTarget(fields: { element?: number | undefined; x?: number | undefined; y?: number | undefined }): PointerTarget {
+  if (fields.element !== undefined) return { element: fields.element, x: fields.x, y: fields.y };
+  return { x: fields.x ?? 0, y: fields.y ?? 0 };
 }
 
 /** What went wrong in a browser action, by the code both the worker and the CLI report it with. */

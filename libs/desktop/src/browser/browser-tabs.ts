@@ -1,5 +1,5 @@
 import type { BrowserContext, Page } from 'playwright-core';
-import { NumberedPage, StaleElementError } from './numbered-page.js';
+import { NumberedPage } from './numbered-page.js';
 import type { ObservedPage } from './page-script.js';
 
 /** A focus probe of a tab busy with a script does not hold up the search for the focused one for longer. */
@@ -27,8 +27,6 @@ export class BrowserTabs {
   /** Whether the tab in front when this object met the browser has been looked for (once). */
   private frontFound = false;
   private readonly numbered = new WeakMap<Page, NumberedPage>();
-  /** The observation number last handed out per tab: what the caller's element numbers refer to. */
-  private readonly generations = new WeakMap<Page, number>();
 
   constructor(private readonly context: BrowserContext) {
     context.on('page', (page) => {
@@ -53,26 +51,9 @@ export class BrowserTabs {
     return { page, numbered };
   }
 
-  /** Observes the active tab and remembers which numbering the caller now holds. */
+  /** Observes the active tab. */
   async observe(): Promise<ObservedPage> {
-    const { page, numbered } = await this.activePage();
-    const observed = await numbered.observe();
-    this.generations.set(page, observed.generation);
-    return observed;
-  }
-
-  /**
-   * Element numbers are only meaningful with the observation they came from. A caller that names it
-   * (`generation`) is refused if the tab has been observed again since (by a read-only observer, before a
-   * takeover, after a hand-off) instead of trusting that the numbering did not move.
-   */
-  assertGeneration(page: Page, generation: number | undefined): void {
-    const latest = this.generations.get(page);
-    if (generation !== undefined && generation !== latest) {
-      throw new StaleElementError(
-        `element numbers of observation ${generation} are out of date (latest ${latest ?? 'none'}): observe again`,
-      );
-    }
+    return (await this.activePage()).numbered.observe();
   }
 
   async list(): Promise<BrowserTabInfo[]> {

@@ -28,6 +28,31 @@ const PAGES: Record<string, string> = {
   '/results': `<!doctype html><title>Results</title><p>Found it</p>`,
   '/late': `<!doctype html><title>Late</title><p>Loaded</p><img src="/slow.png">`,
   '/long': `<!doctype html><title>Long</title><div style="height:5000px">Top</div><p>Bottom</p>`,
+  '/pointer': `<!doctype html><title>Pointer</title>
+    <style>#menu{display:none} #wrap:hover #menu{display:block} li.on{background:#cde}
+      #terms{height:80px;overflow:auto;border:1px solid}</style>
+    <div id="wrap"><button>File</button><div id="menu"><button onclick="document.title='opened'">Open…</button></div></div>
+    <table><tr><td id="cell" ondblclick="this.textContent='editing'">Cell</td></tr></table>
+    <ul id="rows"><li>Apple</li><li>Pear</li><li>Plum</li></ul>
+    <canvas id="c" width="200" height="100" style="border:1px solid"></canvas>
+    <input id="s" type="range" min="0" max="100" value="0" style="width:200px">
+    <div id="terms" tabindex="0"><p style="height:400px">Terms…</p><p>The end</p></div>
+    <button id="accept" disabled>Accept</button>
+    <script>
+      const c = document.getElementById('c');
+      c.addEventListener('click', (e) => (document.title = 'canvas ' + e.offsetX + ',' + e.offsetY));
+      for (const li of document.querySelectorAll('#rows li')) {
+        li.tabIndex = 0;
+        li.addEventListener('click', (e) => {
+          if (!e.ctrlKey) for (const o of document.querySelectorAll('#rows li')) o.classList.remove('on');
+          li.classList.toggle('on');
+        });
+      }
+      const t = document.getElementById('terms');
+      t.addEventListener('scroll', () => {
+        if (t.scrollTop + t.clientHeight >= t.scrollHeight - 2) document.getElementById('accept').disabled = false;
+      });
+    </script>`,
   '/covered': `<!doctype html><title>Covered</title>
     <button id="under" onclick="document.title='under'" style="position:absolute;top:10px;left:10px;width:100px;height:40px">Under</button>
     <div style="position:absolute;top:0;left:0;width:300px;height:300px;background:#fff8"></div>`,
@@ -105,28 +130,30 @@ describe('NumberedPage (real Chromium)', () => {
     await numbered.navigate(`${base}/form`);
     await numbered.type(2, 'ada@example.com');
     expect(await numbered.select(4, 'Taiwan')).toBe('Taiwan');
-    await numbered.click(5); // disabled for 1.5 s after load
+    await numbered.click({ element: 5 }); // disabled for 1.5 s after load
     expect(await page.title()).toBe('submitted:ada@example.com:Taiwan');
   });
 
   it('scrolls an off-screen element into view before clicking it', async () => {
     const numbered = new NumberedPage(page);
     await numbered.navigate(`${base}/form`);
-    await numbered.click(6);
+    await numbered.click({ element: 6 });
     expect(await page.title()).toBe('far clicked');
   });
 
-  it('refuses numbers from an older observation after the page changed, and unknown numbers', async () => {
+  it('keeps numbering across documents: a number of the old page is refused, an unknown one too', async () => {
     const numbered = new NumberedPage(page);
     await numbered.navigate(`${base}/form`);
-    await numbered.click(1); // the link: a new page, so every number is stale
+    await numbered.click({ element: 1 }); // the link: a new page, where none of the old numbers is
     expect(page.url()).toBe(`${base}/next`);
-    await expect(numbered.click(1)).rejects.toBeInstanceOf(StaleElementError);
+    await expect(numbered.click({ element: 1 })).rejects.toBeInstanceOf(StaleElementError);
     expect(await page.title()).toBe('Pricing');
 
-    await numbered.observe();
-    await expect(numbered.click(9)).rejects.toBeInstanceOf(ElementNotFoundError);
-    await numbered.click(1);
+    // The new document numbers on from where the old one stopped, so no number means two elements.
+    const next = await numbered.observe();
+    expect(next.elements.map((e) => `${e.id} ${e.name}`)).toEqual(['7 Buy']);
+    await expect(numbered.click({ element: 9 })).rejects.toBeInstanceOf(ElementNotFoundError);
+    await numbered.click({ element: 7 });
     expect(await page.title()).toBe('bought');
   });
 
@@ -175,7 +202,54 @@ describe('NumberedPage (real Chromium)', () => {
   it('does not click what is covered by another element', async () => {
     const numbered = new NumberedPage(page);
     await numbered.navigate(`${base}/covered`);
-    await expect(numbered.click(1)).rejects.toThrow(/covered by something else/);
+    await expect(numbered.click({ element: 1 })).rejects.toThrow(/covered by something else/);
     expect(await page.title()).toBe('Covered');
+  });
+
+  it('hovers, double-clicks, Control-clicks, clicks a canvas at a point, drags a slider and scrolls one box', async () => {
+    const numbered = new NumberedPage(page);
+    const first = await numbered.navigate(`${base}/pointer`);
+    const id = (name: string) => {
+      const found = first.elements.find((e) => e.name === name);
+      if (!found) throw new Error(`the fixture shows no element "${name}"`);
+      return found.id;
+    };
+    expect(renderObservation(first)).not.toContain('Open…');
+    await numbered.hover({ element: id('File') });
+    const open = (await numbered.observe()).elements.find((e) => e.name === 'Open…');
+    expect(open).toBeDefined();
+    await numbered.click({ element: open!.id });
+    expect(await page.title()).toBe('opened');
+
+    await numbered.click({ element: id('Cell') }, { count: 2 });
+    expect(await page.textContent('#cell')).toBe('editing');
+
+    await numbered.click({ element: id('Apple') });
+    await numbered.click({ element: id('Plum') }, { modifiers: ['Control'] });
+    expect(await page.$$eval('#rows li.on', (rows) => rows.map((r) => r.textContent))).toEqual(['Apple', 'Plum']);
+
+    const canvas = first.elements.find((e) => e.role === 'canvas')!;
+    expect(renderObservation(first)).toContain(`[${canvas.id}] canvas box=`);
+    await numbered.click({ element: canvas.id, x: 150, y: 40 });
+    expect(await page.title()).toMatch(/^canvas 1(49|50|51),(39|40|41)$/);
+
+    const slider = first.elements.find((e) => e.role === 'slider')!;
+    await numbered.drag({ element: slider.id }, { element: slider.id, x: slider.box.width - 1, y: slider.box.height / 2 });
+    expect(await page.inputValue('#s')).toBe('100');
+
+    expect(await page.isDisabled('#accept')).toBe(true);
+    await numbered.scroll('down', 10_000, id('Terms… The end'));
+    expect(await page.isDisabled('#accept')).toBe(false);
+    expect((await numbered.observe()).scroll.y).toBe(0);
+  });
+
+  it("keeps an element's number while it lives and gives elements added later new numbers", async () => {
+    const numbered = new NumberedPage(page);
+    const first = await numbered.navigate(`${base}/form`);
+    const far = first.elements.find((e) => e.name === 'Far below')!.id;
+    await page.evaluate(() => document.body.prepend(Object.assign(document.createElement('button'), { textContent: 'New' })));
+    const again = await numbered.observe();
+    expect(again.elements.find((e) => e.name === 'Far below')!.id).toBe(far);
+    expect(again.elements[0]).toMatchObject({ name: 'New', id: Math.max(...first.elements.map((e) => e.id)) + 1 });
   });
 });

@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
+import type { ClickCount, KeyModifier, PointerButton, ScrollDirection } from '@lazyboy/contracts';
 import type { ElementHandle, Page } from 'playwright-core';
-import { observeInPage, resolveInPage, type ObservedElement, type ObservedPage } from './page-script.js';
+import { elementInPage, observeInPage, resolveInPage, type ObservedElement, type ObservedPage } from './page-script.js';
 
 /** The one navigation wait's bound: a new document that is not parsed by then is observed as it is. */
 const NAVIGATION_TIMEOUT_MS = 15_000;
@@ -11,6 +12,10 @@ const SUBMIT_PLAN_MS = 1_000;
 const LOAD_GRACE_MS = 3_000;
 /** How long a scroll may take to come to rest (smooth scrolling) before the page is observed anyway. */
 const SCROLL_SETTLE_MS = 2_000;
+/** How often a pointer action re-aims at an element that moved when the pointer came (layout shifts settle). */
+const MAX_AIMS = 3;
+/** How many pointer moves a drag makes between its ends: enough for drag thresholds and sliders to follow. */
+const DRAG_STEPS = 12;
 /** An eval's JSON value beyond this is cut (a whole DOM serialised would flood the model's context). */
 export const MAX_EVAL_RESULT_CHARS = 20_000;
 
@@ -33,6 +38,20 @@ export interface NumberedPageOptions {
   maxElements?: number;
 }
 
+/**
+ * Where a pointer action lands: an element (where it really receives the pointer, or at `x`,`y` CSS pixels
+ * from its top-left corner: a canvas, a chart, a slider's track) or a point of the window.
+ */
+export type PointerTarget = { element: number; x?: number; y?: number } | { element?: undefined; x: number; y: number };
+
+export interface ClickOptions {
+  button?: PointerButton;
+  /** 2: a double click (edit a cell, select a word), 3: a triple click (select a paragraph). */
+  count?: ClickCount;
+  /** Held down during the click: Control/Meta/Shift-click to pick several rows. */
+  modifiers?: KeyModifier[];
+}
+
 /** An eval's value, cut when its JSON is too long for the model. */
 export interface EvalValue {
   value: unknown;
@@ -40,16 +59,18 @@ export interface EvalValue {
 }
 
 /**
- * One browser page seen the way the agent sees it: interactive elements numbered 1…N, renumbered at every
- * observation, and actions addressed by those numbers. A number from an older observation is refused
- * rather than allowed to hit whatever carries that number now.
+ * One browser page seen the way the agent sees it: interactive elements numbered, and actions addressed by
+ * those numbers. An element keeps its number while it is in the document; new elements get new numbers, and
+ * numbers go on counting across the tab's documents, so a number always means one element: one that is no
+ * longer there is refused rather than allowed to hit whatever is there now.
  *
  * Every browser action of the agent (the CLI's and the worker's) is a method here, and every one that may
  * load another document waits for it the same way (`settleNavigation`): on the page's own events with a
  * bound, never a fixed sleep.
  */
 export class NumberedPage {
-  private generation = 0;
+  /** The first number none of this tab's documents gave out yet. */
+  private nextId = 1;
   private readonly enableTimeoutMs: number;
   private readonly maxTextChars: number;
   private readonly maxElements: number;
@@ -64,8 +85,12 @@ export class NumberedPage {
   }
 
   async observe(): Promise<ObservedPage> {
-    const observed = await this.page.evaluate(observeInPage, { maxTextChars: this.maxTextChars, maxElements: this.maxElements });
-    this.generation = observed.generation;
+    const observed = await this.page.evaluate(observeInPage, {
+      maxTextChars: this.maxTextChars,
+      maxElements: this.maxElements,
+      nextId: this.nextId,
+    });
+    this.nextId = Math.max(this.nextId, observed.nextId);
     return observed;
   }
 
@@ -75,19 +100,45 @@ export class NumberedPage {
     return this.observe();
   }
 
-  /** Moves the pointer onto the element (hover handlers run), then clicks a point that really hits it. */
-  async click(id: number): Promise<void> {
-    const handle = await this.element(id);
-    try {
-      await handle.scrollIntoViewIfNeeded();
-      await this.waitUntilEnabled(handle, id);
-      const point = await hitPoint(handle);
-      if (!point) throw new ElementNotInteractableError(`element ${id} is covered by something else; observe again`);
-      await this.page.mouse.move(point.x, point.y, { steps: 2 });
-      await this.settleNavigation(() => this.page.mouse.click(point.x, point.y));
-    } finally {
-      await handle.dispose();
-    }
+  /**
+   * Moves the pointer onto the target (hover handlers run), then clicks: any button, one to three times,
+   * with modifier keys held. On an element without a point, a point where the element really gets the
+   * click; a covered one is refused.
+   */
+  async click(target: PointerTarget, options: ClickOptions = {}): Promise<void> {
+    await this.atPoint(target, { enabled: true }, async (point) => {
+      await this.holding(options.modifiers ?? [], () =>
+        this.settleNavigation(() =>
+          this.page.mouse.click(point.x, point.y, { button: options.button ?? 'left', clickCount: options.count ?? 1 }),
+        ),
+      );
+    });
+  }
+
+  /** Rests the pointer on the target: menus that open on hover, tooltips, controls shown on hover. */
+  async hover(target: PointerTarget): Promise<void> {
+    await this.atPoint(target, { enabled: false }, async () => {
+      await this.page.evaluate(nextFrames);
+    });
+  }
+
+  /**
+   * Presses the left button on `from`, moves to `to` in steps and releases it there: sortable lists, sliders,
+   * drag-and-drop boards (HTML drag events too), drawing. Both ends must be in the window together.
+   */
+  async drag(from: PointerTarget, to: PointerTarget, modifiers: KeyModifier[] = []): Promise<void> {
+    await this.atPoint(from, { enabled: true }, async (start) => {
+      // The drop point is read before the drag starts: a dragged item may cover it once lifted.
+      const end = await this.pointOf(to, { hitTest: false, scroll: false });
+      await this.holding(modifiers, async () => {
+        await this.page.mouse.down();
+        await this.page.mouse.move(start.x + Math.sign(end.x - start.x) * 3, start.y + Math.sign(end.y - start.y) * 3);
+        await this.page.mouse.move(end.x, end.y, { steps: DRAG_STEPS });
+        await this.page.evaluate(nextFrames);
+        await this.page.mouse.up();
+      });
+      await this.page.evaluate(nextFrames);
+    });
   }
 
   /** Replaces the element's text (or appends with `clear: false`); `submit` presses Enter after. */
@@ -126,15 +177,30 @@ export class NumberedPage {
   }
 
   /**
-   * A real wheel event (so the scroll container under the pointer moves, as for a person), by `amount`
-   * CSS pixels or most of a window; resolves once the scrolling has come to rest.
+   * A real wheel event, by `amount` CSS pixels or most of a window (of the element, when one is named),
+   * over the element (its own scrolling box or the one it is in moves, as for a person) or wherever the
+   * pointer is; resolves once the scrolling has come to rest.
    */
-  async scroll(direction: 'up' | 'down', amount?: number): Promise<void> {
-    const distance = amount ?? Math.round((await this.page.evaluate(() => innerHeight)) * 0.8);
-    // Armed before the wheel, so that the scroll's own events cannot be missed.
-    await this.page.evaluate(armScrollWatch, SCROLL_SETTLE_MS);
-    await this.page.mouse.wheel(0, direction === 'down' ? distance : -distance);
-    await this.page.evaluate(scrollAtRest).catch(() => undefined);
+  async scroll(direction: ScrollDirection, amount?: number, element?: number): Promise<void> {
+    const horizontal = direction === 'left' || direction === 'right';
+    const scrollOnce = async (distance: number) => {
+      // Armed before the wheel, so that the scroll's own events cannot be missed.
+      await this.page.evaluate(armScrollWatch, SCROLL_SETTLE_MS);
+      const signed = direction === 'down' || direction === 'right' ? distance : -distance;
+      await this.page.mouse.wheel(horizontal ? signed : 0, horizontal ? 0 : signed);
+      await this.page.evaluate(scrollAtRest).catch(() => undefined);
+    };
+    if (element === undefined) {
+      const window = await this.page.evaluate(() => ({ width: innerWidth, height: innerHeight }));
+      return scrollOnce(amount ?? Math.round((horizontal ? window.width : window.height) * 0.8));
+    }
+    await this.atPoint({ element }, { enabled: false }, async (point, handle) => {
+      const box = await handle!.evaluate((el) => ({
+        width: el.clientWidth || el.getBoundingClientRect().width,
+        height: el.clientHeight || el.getBoundingClientRect().height,
+      }));
+      await scrollOnce(amount ?? Math.max(40, Math.round((horizontal ? box.width : box.height) * 0.8)));
+    });
   }
 
   /** Presses keys (Playwright names: Enter, Control+A, PageDown); Enter in a form may load a new page. */
@@ -162,17 +228,114 @@ export class NumberedPage {
   }
 
   private async element(id: number): Promise<ElementHandle<Element>> {
-    if (this.generation === 0) throw new StaleElementError('nothing has been observed on this page yet: observe first');
-    const check = await this.page.evaluate(resolveInPage, { id, generation: this.generation });
+    const check = await this.page.evaluate(resolveInPage, { id, nextId: this.nextId });
     if (!check.ok) {
-      if (check.reason === 'unknown') throw new ElementNotFoundError(`there is no element ${id} in the latest observation`);
-      throw new StaleElementError(`element ${id} is from an older observation: the page has changed. Observe again.`);
+      if (check.reason === 'unknown') throw new ElementNotFoundError(`no element of this page has the number ${id}`);
+      throw new StaleElementError(`element ${id} is no longer on the page (it was removed, or another page was loaded)`);
     }
-    const handle = await this.page.evaluateHandle((index) => {
-      const w = window as unknown as { __lazyboyElements: { elements: Element[] } };
-      return w.__lazyboyElements.elements[index]!;
-    }, id - 1);
-    return handle as ElementHandle<Element>;
+    return (await this.page.evaluateHandle(elementInPage, id)) as ElementHandle<Element>;
+  }
+
+  /**
+   * Brings the pointer to the target's point and runs a pointer action there (the element's handle with
+   * it, when it is one), the element scrolled into view first and, with `enabled`, waited for if disabled.
+   */
+  private async atPoint(
+    target: PointerTarget,
+    options: { enabled: boolean },
+    action: (point: { x: number; y: number }, handle?: ElementHandle<Element>) => Promise<void>,
+  ): Promise<void> {
+    if (target.element === undefined) {
+      const point = await this.pointOf(target, { hitTest: false, scroll: false });
+      await this.page.mouse.move(point.x, point.y, { steps: 2 });
+      return action(point);
+    }
+    const handle = await this.element(target.element);
+    try {
+      await handle.scrollIntoViewIfNeeded();
+      if (options.enabled) await this.waitUntilEnabled(handle, target.element);
+      // Moving the pointer there may move the element (a hover menu elsewhere closes, a row grows): aimed
+      // again until the point holds still, as a person's eye follows the target.
+      let point = await this.pointOf(target, { hitTest: true, scroll: true }, handle);
+      let pointer = { x: Number.NaN, y: Number.NaN };
+      for (let aim = 0; aim < MAX_AIMS && !(Math.abs(pointer.x - point.x) < 1 && Math.abs(pointer.y - point.y) < 1); aim++) {
+        await this.page.mouse.move(point.x, point.y, { steps: 2 });
+        pointer = point;
+        await this.page.evaluate(nextFrames);
+        point = await this.pointOf(target, { hitTest: true, scroll: true }, handle);
+      }
+      // Still moving after the last aim: the pointer goes where it is now.
+      if (pointer.x !== point.x || pointer.y !== point.y) await this.page.mouse.move(point.x, point.y);
+      await action(point, handle);
+    } finally {
+      await handle.dispose();
+    }
+  }
+
+  /**
+   * The window point of a target. An element's own point is one where it really receives the pointer
+   * (`hitTest`; refused when covered) or its centre; an offset must lie inside the element's box and is
+   * brought into the window (`scroll`) when the element is taller or wider than it; a window point must
+   * lie inside the window.
+   */
+  private async pointOf(
+    target: PointerTarget,
+    options: { hitTest: boolean; scroll: boolean },
+    given?: ElementHandle<Element>,
+  ): Promise<{ x: number; y: number }> {
+    if (target.element === undefined) {
+      const window = await this.page.evaluate(() => ({ width: innerWidth, height: innerHeight }));
+      if (target.x >= window.width || target.y >= window.height) {
+        throw new ElementNotInteractableError(
+          `the point ${target.x},${target.y} is outside the window (${window.width}×${window.height})`,
+        );
+      }
+      return { x: target.x, y: target.y };
+    }
+    const id = target.element;
+    const handle = given ?? (await this.element(id));
+    try {
+      if (target.x === undefined && target.y === undefined) {
+        if (options.hitTest) {
+          const point = await hitPoint(handle);
+          if (!point) throw new ElementNotInteractableError(`element ${id} is covered by something else; observe again`);
+          return point;
+        }
+        const centre = await handle.evaluate(centreOf);
+        if (!centre.inWindow) {
+          throw new ElementNotInteractableError(
+            `element ${id} is outside the window: scroll so that both ends of the drag are visible`,
+          );
+        }
+        return { x: centre.x, y: centre.y };
+      }
+      const offset = { x: target.x ?? 0, y: target.y ?? 0, scroll: options.scroll };
+      const point = await handle.evaluate(offsetPoint, offset);
+      if (point.outside) {
+        throw new ElementNotInteractableError(
+          `the point ${offset.x},${offset.y} is outside element ${id}, which is ${point.width}×${point.height}`,
+        );
+      }
+      if (!point.inWindow)
+        throw new ElementNotInteractableError(`the point ${offset.x},${offset.y} of element ${id} is outside the window`);
+      return { x: point.x, y: point.y };
+    } finally {
+      if (!given) await handle.dispose();
+    }
+  }
+
+  /** Holds modifier keys down around an input, released whatever happens. */
+  private async holding<T>(modifiers: KeyModifier[], input: () => Promise<T>): Promise<T> {
+    const held: KeyModifier[] = [];
+    try {
+      for (const key of modifiers) {
+        await this.page.keyboard.down(key);
+        held.push(key);
+      }
+      return await input();
+    } finally {
+      for (const key of held.reverse()) await this.page.keyboard.up(key).catch(() => undefined);
+    }
   }
 
   /**
@@ -234,6 +397,46 @@ export class NumberedPage {
   private async loadGrace(): Promise<void> {
     await this.page.waitForLoadState('load', { timeout: LOAD_GRACE_MS }).catch(() => undefined);
   }
+}
+
+/** In the page: two animation frames, so that what a pointer move changed (hover styles, a menu) is laid out. */
+function nextFrames(): Promise<void> {
+  return new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve())));
+}
+
+/** In the page: the centre of an element's box, and whether it is inside the window. */
+function centreOf(el: Element): { x: number; y: number; inWindow: boolean } {
+  const rect = el.getBoundingClientRect();
+  const x = rect.left + rect.width / 2;
+  const y = rect.top + rect.height / 2;
+  return { x, y, inWindow: x >= 0 && y >= 0 && x < innerWidth && y < innerHeight };
+}
+
+/**
+ * In the page: the window point `x`,`y` CSS pixels from an element's top-left corner, the window scrolled
+ * (with `scroll`) to bring it in when the element is larger than the window.
+ */
+function offsetPoint(
+  el: Element,
+  offset: { x: number; y: number; scroll: boolean },
+): { x: number; y: number; width: number; height: number; outside: boolean; inWindow: boolean } {
+  let rect = el.getBoundingClientRect();
+  const size = { width: Math.round(rect.width), height: Math.round(rect.height) };
+  if (offset.x < 0 || offset.y < 0 || offset.x > rect.width || offset.y > rect.height) {
+    return { x: 0, y: 0, ...size, outside: true, inWindow: false };
+  }
+  const within = () => {
+    const x = rect.left + offset.x;
+    const y = rect.top + offset.y;
+    return { x, y, inWindow: x >= 0 && y >= 0 && x < innerWidth && y < innerHeight };
+  };
+  let point = within();
+  if (!point.inWindow && offset.scroll) {
+    scrollBy({ left: point.x - innerWidth / 2, top: point.y - innerHeight / 2, behavior: 'instant' });
+    rect = el.getBoundingClientRect();
+    point = within();
+  }
+  return { ...point, ...size, outside: false };
 }
 
 /** In the page: resolves once the document is parsed (at once for one restored from the back/forward cache). */
@@ -345,7 +548,7 @@ export function renderObservation(observed: ObservedPage): string {
   const lines = [`Page: ${observed.title || '(untitled)'} — ${observed.url}`];
   const { y, height, viewportHeight } = observed.scroll;
   if (height > viewportHeight) lines.push(`Scrolled to ${y} of ${height} px (window ${viewportHeight} px high)`);
-  lines.push(`Interactive elements (observation ${observed.generation}; use these numbers until the next observation):`);
+  lines.push('Elements (a number stays with its element while it is on the page):');
   if (observed.elements.length === 0) lines.push('(none)');
   for (const el of observed.elements) lines.push(renderElement(el));
   lines.push('', 'Text:', observed.text || '(no text)');
@@ -355,5 +558,7 @@ export function renderObservation(observed: ObservedPage): string {
 function renderElement(el: ObservedElement): string {
   const where = el.inViewport ? '' : ' (off-screen)';
   const details = el.details.length > 0 ? ` ${el.details.join(' ')}` : '';
-  return `[${el.id}] ${el.role}${el.name ? ` "${el.name}"` : ''}${details}${where}`;
+  // Where a point inside matters (a canvas, a chart, a slider), its box: x,y in the window and its size.
+  const box = el.surface ? ` box=${el.box.x},${el.box.y} ${el.box.width}×${el.box.height}` : '';
+  return `[${el.id}] ${el.role}${el.name ? ` "${el.name}"` : ''}${details}${box}${where}`;
 }

@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
 // Runs inside the page (passed to page.evaluate as a function, so it must not close over anything).
-// Finds what a person could interact with right now, numbers it 1…N, and keeps the elements in a
-// per-document registry so that a later action can name "element 7" of exactly this observation.
+// Finds what a person could interact with right now and keeps each element's number in a per-document
+// registry: an element keeps its number for as long as it lives, a new one gets the next free number, so
+// "element 7" means the same thing in every observation and a later action can name it.
 
 export interface ObservedElement {
   id: number;
@@ -13,12 +14,16 @@ export interface ObservedElement {
   details: string[];
   /** Its box in CSS pixels of the viewport (for the overlay). */
   box: { x: number; y: number; width: number; height: number };
+  /** Acted on at a point of its own (a canvas, a picture, a slider): its box goes into the observation. */
+  surface: boolean;
   inViewport: boolean;
 }
 
 export interface ObservedPage {
-  /** Numbering generation: ids are only valid with this generation. */
+  /** How many times this document was observed: the registry's count, for the caller's bookkeeping. */
   generation: number;
+  /** The first number no element of this tab carries yet (the next document numbers on from it). */
+  nextId: number;
   url: string;
   title: string;
   elements: ObservedElement[];
@@ -27,16 +32,38 @@ export interface ObservedPage {
   scroll: { y: number; height: number; viewportHeight: number };
 }
 
-/** Collects and numbers the interactive elements; stores them under window.__lazyboyElements. */
-export function observeInPage(args: { maxTextChars: number; maxElements: number }): ObservedPage {
-  type Registry = { generation: number; elements: Element[] };
-  const w = window as unknown as { __lazyboyElements?: Registry };
-  const generation = (w.__lazyboyElements?.generation ?? 0) + 1;
+/** The numbers of one document: kept on its window between observations. */
+export interface ElementRegistry {
+  generation: number;
+  nextId: number;
+  ids: WeakMap<Element, number>;
+  /** The numbered elements still in the document at the latest observation. */
+  byId: Map<number, Element>;
+}
+
+/**
+ * Collects the interactive elements, numbering the ones not seen before from `nextId` on (the tab's
+ * counter, so that a new document never reuses a number an old one had); the registry is kept under
+ * window.__lazyboyElements.
+ */
+export function observeInPage(args: { maxTextChars: number; maxElements: number; nextId: number }): ObservedPage {
+  const w = window as unknown as { __lazyboyElements?: ElementRegistry };
+  const registry: ElementRegistry = w.__lazyboyElements ?? {
+    generation: 0,
+    nextId: args.nextId,
+    ids: new WeakMap(),
+    byId: new Map(),
+  };
+  w.__lazyboyElements = registry;
+  registry.generation += 1;
+  registry.nextId = Math.max(registry.nextId, args.nextId);
+  const generation = registry.generation;
 
   const INTERACTIVE =
     'a[href], button, input:not([type=hidden]), select, textarea, summary, [role=button], [role=link], [role=checkbox], ' +
     '[role=radio], [role=tab], [role=menuitem], [role=option], [role=switch], [role=combobox], [role=textbox], ' +
-    '[contenteditable=""], [contenteditable=true], [onclick], [tabindex]:not([tabindex="-1"]), svg[role=img], svg[aria-label]';
+    '[contenteditable=""], [contenteditable=true], [onclick], [ondblclick], [onmousedown], [tabindex]:not([tabindex="-1"]), svg[role=img], svg[aria-label], ' +
+    'canvas, [role=slider], [draggable=true]';
 
   const visible = (el: Element): boolean => {
     const rect = el.getBoundingClientRect();
@@ -94,11 +121,13 @@ export function observeInPage(args: { maxTextChars: number; maxElements: number 
     if (tag === 'textarea') return 'textbox';
     if (tag === 'summary') return 'button';
     if (tag === 'svg') return 'image';
+    if (tag === 'canvas') return 'canvas';
     if (tag === 'input') {
       const type = (el as HTMLInputElement).type;
       if (['checkbox', 'radio'].includes(type)) return type;
       if (['submit', 'button', 'reset', 'image'].includes(type)) return 'button';
       if (['date', 'time', 'datetime-local', 'month', 'week'].includes(type)) return `${type} input`;
+      if (type === 'range') return 'slider';
       return type === 'text' ? 'textbox' : `textbox (${type})`;
     }
     if ((el as HTMLElement).isContentEditable) return 'textbox';
@@ -129,6 +158,12 @@ export function observeInPage(args: { maxTextChars: number; maxElements: number 
     } else if (el instanceof HTMLAnchorElement && el.getAttribute('href')) {
       d.push(`→ ${shorten(el.getAttribute('href') ?? '', 60)}`);
     }
+    if (el instanceof HTMLInputElement && el.type === 'range') d.push(`min=${el.min || 0} max=${el.max || 100}`);
+    if (el.getAttribute('role') === 'slider') {
+      const [now, min, max] = ['aria-valuenow', 'aria-valuemin', 'aria-valuemax'].map((a) => el.getAttribute(a));
+      if (now !== null) d.push(`value="${el.getAttribute('aria-valuetext') ?? now}"`);
+      if (min !== null && max !== null) d.push(`min=${min} max=${max}`);
+    }
     if ((el as HTMLButtonElement).disabled || el.getAttribute('aria-disabled') === 'true') d.push('disabled');
     if (el.getAttribute('aria-expanded')) d.push(`expanded=${el.getAttribute('aria-expanded')}`);
     return d;
@@ -146,18 +181,27 @@ export function observeInPage(args: { maxTextChars: number; maxElements: number 
     if (chosen.length >= args.maxElements) break;
   }
 
-  const elements: ObservedElement[] = chosen.map((el, i) => {
+  // Elements gone from the document lose their entry (a long-lived app would otherwise keep every node it
+  // ever rendered); their numbers are not given out again.
+  for (const [id, el] of registry.byId) if (!el.isConnected) registry.byId.delete(id);
+  const elements: ObservedElement[] = chosen.map((el) => {
+    let id = registry.ids.get(el);
+    if (id === undefined) {
+      id = registry.nextId++;
+      registry.ids.set(el, id);
+    }
+    registry.byId.set(id, el);
     const rect = el.getBoundingClientRect();
     return {
-      id: i + 1,
+      id,
       role: roleOf(el),
       name: shorten(labelOf(el)),
       details: detailsOf(el),
       box: { x: Math.round(rect.x), y: Math.round(rect.y), width: Math.round(rect.width), height: Math.round(rect.height) },
+      surface: el.matches('canvas, svg, img, video, input[type=range], [role=slider], [role=application]'),
       inViewport: rect.bottom > 0 && rect.right > 0 && rect.top < innerHeight && rect.left < innerWidth,
     };
   });
-  w.__lazyboyElements = { generation, elements: chosen };
 
   // Only text a person can see: not in hidden, zero-size or clipped-away boxes, and not a select's option
   // list (the select itself is listed above with its choice).
@@ -187,6 +231,7 @@ export function observeInPage(args: { maxTextChars: number; maxElements: number 
     .trim();
   return {
     generation,
+    nextId: registry.nextId,
     url: location.href,
     title: document.title,
     elements,
@@ -195,14 +240,21 @@ export function observeInPage(args: { maxTextChars: number; maxElements: number 
   };
 }
 
-/** Resolves element `id` of observation `generation` in the page, or says why it cannot. */
-export function resolveInPage(args: { id: number; generation: number }): { ok: true } | { ok: false; reason: string } {
-  const w = window as unknown as { __lazyboyElements?: { generation: number; elements: Element[] } };
+/**
+ * Looks element `id` up in the page: `gone` for a number that was given out (by this document or, below
+ * `nextId`, by an earlier one of the tab) whose element is no longer in the document, `unknown` for one
+ * never given out.
+ */
+export function resolveInPage(args: { id: number; nextId: number }): { ok: true } | { ok: false; reason: 'gone' | 'unknown' } {
+  const w = window as unknown as { __lazyboyElements?: ElementRegistry };
   const registry = w.__lazyboyElements;
-  if (!registry) return { ok: false, reason: 'stale' };
-  if (registry.generation !== args.generation) return { ok: false, reason: 'stale' };
-  const el = registry.elements[args.id - 1];
-  if (!el) return { ok: false, reason: 'unknown' };
-  if (!el.isConnected) return { ok: false, reason: 'detached' };
-  return { ok: true };
+  const el = registry?.byId.get(args.id);
+  if (el?.isConnected) return { ok: true };
+  return { ok: false, reason: args.id < Math.max(args.nextId, registry?.nextId ?? 0) ? 'gone' : 'unknown' };
+}
+
+/** The element numbered `id` (resolveInPage said it is there). */
+export function elementInPage(id: number): Element {
+  const w = window as unknown as { __lazyboyElements: ElementRegistry };
+  return w.__lazyboyElements.byId.get(id)!;
 }

@@ -137,7 +137,7 @@ describe('a screen keeps its browser’s tabs and session cookies (real Xvfb, Ch
       const link = observed.elements.find((element) => element.name === 'Notes');
       expect(link).toBeDefined();
       const { numbered } = await tabs.activePage();
-      await numbered.click(link?.id ?? 0);
+      await numbered.click({ element: link?.id ?? 0 });
       expect((await tabs.observe()).url).toBe(`${site.url}notes`);
       expect((await tabs.list()).map((tab) => tab.url).sort()).toEqual([`${site.url}notes`, `${site.url}notes`]);
     });

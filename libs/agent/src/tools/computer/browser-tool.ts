@@ -1,6 +1,10 @@
 import {
   browserActionNames,
   browserActionSchemas,
+  clickCountSchema,
+  keyModifierSchema,
+  pointerButtonSchema,
+  scrollDirectionSchema,
   type BrowserActionBody,
   type BrowserActionName,
   type ContentPart,
@@ -21,17 +25,45 @@ const actionSchema = z.enum(browserActionNames as [BrowserActionName, ...Browser
 export const browserArgumentsSchema = z
   .object({
     action: actionSchema.describe(
-      'navigate {url} | observe | click {element} | type {element, text, submit?, clear?} | select {element, label} | ' +
-        'scroll {direction, amount?} | key {keys} | back | forward | tabs {op, index?, url?} | eval {expression}',
+      'navigate {url} | observe | click {element or x,y; button?, count?, modifiers?} | hover {element or x,y} | ' +
+        'drag {element or x,y → toElement or toX,toY} | type {element, text, submit?, clear?} | select {element, label} | ' +
+        'scroll {direction, amount?, element?} | key {keys} | back | forward | tabs {op, index?, url?} | eval {expression}',
     ),
     url: z.string().optional().describe('navigate, tabs new: a full URL (https://…)'),
-    element: z.number().int().min(1).optional().describe('click, type, select: the element number from the latest observation'),
+    element: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe('click, hover, drag (its start), type, select, scroll: an element number from an observation'),
+    x: z
+      .number()
+      .min(0)
+      .optional()
+      .describe(
+        'click, hover, drag: with element, CSS px from its top-left corner (a canvas, a chart, a slider); alone, in the window',
+      ),
+    y: z.number().min(0).optional().describe('click, hover, drag: as x, downwards'),
+    button: pointerButtonSchema.optional().describe('click: default left'),
+    count: clickCountSchema.optional().describe('click: 2 double-clicks (edit a cell, select a word), 3 triple-clicks'),
+    modifiers: z
+      .array(keyModifierSchema)
+      .optional()
+      .describe('click, drag: keys held down, e.g. ["Control"] to add a row to a selection'),
+    toElement: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe('drag: the element where it ends (with toX,toY: that point inside it)'),
+    toX: z.number().min(0).optional().describe('drag: where it ends, as x'),
+    toY: z.number().min(0).optional().describe('drag: where it ends, as y'),
     text: z.string().optional().describe('type: the text to enter'),
     submit: z.boolean().optional().describe('type: press Enter afterwards'),
     clear: z.boolean().optional().describe("type: replace the field's text (default true); false appends"),
     label: z.string().optional().describe('select: the visible label of the option'),
-    direction: z.enum(['up', 'down']).optional().describe('scroll'),
-    amount: z.number().int().min(1).optional().describe('scroll: pixels (default most of a window)'),
+    direction: scrollDirectionSchema.optional().describe('scroll'),
+    amount: z.number().int().min(1).optional().describe('scroll: pixels (default most of the window, or of the element)'),
     keys: z.string().optional().describe('key: e.g. Enter, Escape, Control+A, PageDown'),
     op: z.enum(['list', 'switch', 'new', 'close']).optional().describe('tabs'),
     index: z.number().int().min(0).optional().describe('tabs switch/close: the tab index from tabs list'),
@@ -51,10 +83,12 @@ export type BrowserArguments = z.infer<typeof browserArgumentsSchema>;
 const FIELDS: Record<BrowserActionName, readonly (keyof BrowserArguments)[]> = {
   navigate: ['url'],
   observe: ['screenshot'],
-  click: ['element'],
+  click: ['element', 'x', 'y', 'button', 'count', 'modifiers'],
+  hover: ['element', 'x', 'y'],
+  drag: ['element', 'x', 'y', 'toElement', 'toX', 'toY', 'modifiers'],
   type: ['element', 'text', 'submit', 'clear'],
   select: ['element', 'label'],
-  scroll: ['direction', 'amount'],
+  scroll: ['direction', 'amount', 'element'],
   key: ['keys'],
   back: [],
   forward: [],
@@ -69,12 +103,14 @@ function actionBody(args: BrowserArguments): Record<string, unknown> {
 }
 
 export const BROWSER_DESCRIPTION =
-  'Use the web browser (on a computer with a screen, the person can watch it). Pages are read as their interactive ' +
-  'elements numbered 1…N and their visible text; click, type and select name those numbers, which are valid until the ' +
-  'next observation. Every action returns a fresh observation (where there is a screen, with a screenshot that has the ' +
-  'numbers drawn on it when the page looks different). Actions: navigate (open a URL), observe (look again), click, ' +
-  'type (replaces the field text; submit presses Enter), select (a dropdown option by label), scroll, key (press keys), ' +
-  'back, forward, tabs (list, switch, new, close), eval (a JavaScript expression, for data the observation does not show).';
+  'Use the web browser (on a computer with a screen, the person can watch it). Pages are read as numbered elements ' +
+  'and their visible text; an element keeps its number while it stays on the page, and a number that is gone is ' +
+  'refused. Every action returns a fresh observation (where there is a screen, with a screenshot that has the numbers ' +
+  'drawn on it when the page looks different). Actions: navigate (open a URL), observe (look again), click (any ' +
+  'button, double or triple, with keys held; at x,y inside an element or in the window), hover (menus, tooltips), ' +
+  'drag (sortable lists, sliders, boards, drawing), type (replaces the field text; submit presses Enter), select (a ' +
+  'dropdown option by label), scroll (the page, or one element: a list, a terms box), key (press keys), back, ' +
+  'forward, tabs (list, switch, new, close), eval (a JavaScript expression, for data the observation does not show).';
 
 export interface BrowserTool {
   tool: ToolDefinition;
@@ -86,19 +122,13 @@ export interface BrowserTool {
 }
 
 /**
- * `browser`: pages read as numbered interactive elements, acted on by number. Every action answers with a
- * fresh observation. Make one per run or session: it remembers the observation the model last read.
+ * `browser`: pages read as numbered elements, acted on by number or at a point. Every action answers with a
+ * fresh observation.
  */
 export function browserTool(transport: BrowserTransport): BrowserTool {
-  // The observation the model last read: element actions carry it, so a renumbered page refuses them
-  // (STALE_ELEMENT) instead of clicking whatever now has that number.
-  let latestGeneration: number | undefined;
   const act = async (args: BrowserArguments, ctx: CallContext): Promise<ToolOutcome> => {
-    const body = actionBody(args);
-    const withGeneration = 'element' in body && latestGeneration !== undefined ? { ...body, generation: latestGeneration } : body;
-    const answer = await transport.act(args.action, withGeneration as BrowserActionBody, ctx);
+    const answer = await transport.act(args.action, actionBody(args) as BrowserActionBody, ctx);
     if (!answer.ok) return answer.outcome;
-    latestGeneration = answer.value.generation;
     return renderBrowserResult(args.action, answer.value);
   };
   const tool = defineTool({

@@ -5,8 +5,8 @@ import type { ToolOutcome } from '../tool.js';
  * in-process transport uses too); codes without an entry are self-explanatory.
  */
 export const COMPUTER_ERROR_HINTS: Readonly<Record<string, string>> = {
-  STALE_ELEMENT: 'the page changed since your last observation: observe again and use the new numbers',
-  ELEMENT_NOT_FOUND: 'no such number in the latest observation: observe again and pick a number from it',
+  STALE_ELEMENT: 'observe again and use the number the element has now, if it is still there',
+  ELEMENT_NOT_FOUND: 'use a number an observation shows: observe to see them',
   ELEMENT_NOT_INTERACTABLE:
     'it cannot be used right now (hidden, covered or disabled): scroll to it, close what covers it, or pick another',
   PATH_OUTSIDE_HOME: 'paths are relative to the home folder and must stay inside it',
