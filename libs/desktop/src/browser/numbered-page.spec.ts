@@ -53,6 +53,30 @@ const PAGES: Record<string, string> = {
         if (t.scrollTop + t.clientHeight >= t.scrollHeight - 2) document.getElementById('accept').disabled = false;
       });
     </script>`,
+  '/widgets': `<!doctype html><title>Widgets</title>
+    <style>.card{cursor:pointer;padding:4px} .dot{display:inline-block;width:12px;height:12px;background:#d22}
+      .ghost{color:transparent} .tiny{font-size:0}</style>
+    <div id="scripted">Archive</div>
+    <div class="card"><span>Open the report</span></div>
+    <div id="toolbar">
+      <span role="button" aria-label="" id="trash"><img src="/icons/trash-can.svg" width="16" height="16"></span>
+      <i class="fa fa-star" id="star" style="display:inline-block;width:16px;height:16px;color:#e6b800"></i>
+      <button id="reply" title=""><svg width="16" height="16" style="fill:#2255dd"><use href="#icon-reply"></use></svg></button>
+    </div>
+    <span class="dot" id="status"></span>
+    <svg width="200" height="100">
+      <rect id="bar-a" x="10" y="10" width="40" height="80" fill="#2a7" onclick="document.title='bar green'"><title>Q1</title></rect>
+      <rect id="bar-b" x="60" y="40" width="40" height="50" fill="#c33" style="cursor:pointer"><title>Q2</title></rect>
+    </svg>
+    <div contenteditable="true" id="editor">Make this bold</div>
+    <p class="ghost">Invisible ink</p><p class="tiny">Zero size</p><p>Plain words</p>
+    <script>
+      document.getElementById('scripted').addEventListener('click', () => (document.title = 'archived'));
+      document.getElementById('status').addEventListener('pointerdown', () => (document.title = 'status'));
+      document.getElementById('trash').addEventListener('click', () => (document.title = 'trash'));
+      document.getElementById('star').addEventListener('click', () => (document.title = 'star'));
+      document.getElementById('reply').addEventListener('click', () => (document.title = 'reply'));
+    </script>`,
   '/covered': `<!doctype html><title>Covered</title>
     <button id="under" onclick="document.title='under'" style="position:absolute;top:10px;left:10px;width:100px;height:40px">Under</button>
     <div style="position:absolute;top:0;left:0;width:300px;height:300px;background:#fff8"></div>`,
@@ -112,16 +136,18 @@ describe('NumberedPage (real Chromium)', () => {
       '3 textbox (password) Password',
       '4 select country',
       '5 button Sign in',
-      '6 button Far below',
+      '6 button Folded',
+      '7 button Far below',
     ]);
     expect(again.generation).toBe(observed.generation + 1);
     // The first observation, right after load: the button is still disabled (for 1.5 s).
     expect(renderObservation(observed)).toContain('[5] button "Sign in" disabled');
-    expect(text).toContain('[6] button "Far below" (off-screen)');
+    expect(text).toContain('[7] button "Far below" (off-screen)');
+    // Folded away by a box that cuts off its content: there, and said to be out of sight (not clickable).
+    expect(text).toContain('[6] button "Folded" (cut off in its box)');
     expect(text).toContain('[3] textbox (password) "Password" filled');
     expect(text).not.toContain('hunter2');
     expect(text).not.toContain('Hidden');
-    expect(text).not.toContain('Folded');
     expect(text).toContain('Welcome back');
   });
 
@@ -137,7 +163,8 @@ describe('NumberedPage (real Chromium)', () => {
   it('scrolls an off-screen element into view before clicking it', async () => {
     const numbered = new NumberedPage(page);
     await numbered.navigate(`${base}/form`);
-    await numbered.click({ element: 6 });
+    await expect(numbered.click({ element: 6 })).rejects.toThrow(/element 6 is cut off by a box around it/);
+    await numbered.click({ element: 7 });
     expect(await page.title()).toBe('far clicked');
   });
 
@@ -151,9 +178,9 @@ describe('NumberedPage (real Chromium)', () => {
 
     // The new document numbers on from where the old one stopped, so no number means two elements.
     const next = await numbered.observe();
-    expect(next.elements.map((e) => `${e.id} ${e.name}`)).toEqual(['7 Buy']);
-    await expect(numbered.click({ element: 9 })).rejects.toBeInstanceOf(ElementNotFoundError);
-    await numbered.click({ element: 7 });
+    expect(next.elements.map((e) => `${e.id} ${e.name}`)).toEqual(['8 Buy']);
+    await expect(numbered.click({ element: 10 })).rejects.toBeInstanceOf(ElementNotFoundError);
+    await numbered.click({ element: 8 });
     expect(await page.title()).toBe('bought');
   });
 
@@ -241,6 +268,36 @@ describe('NumberedPage (real Chromium)', () => {
     await numbered.scroll('down', 10_000, id('Terms… The end'));
     expect(await page.isDisabled('#accept')).toBe(false);
     expect((await numbered.observe()).scroll.y).toBe(0);
+  });
+
+  it('numbers what scripts and styles made clickable, says what icons show and what colour shapes are, and leaves out invisible text', async () => {
+    const numbered = new NumberedPage(page);
+    const observed = await numbered.navigate(`${base}/widgets`);
+    const text = renderObservation(observed);
+    const line = (name: RegExp) => text.split('\n').find((l) => name.test(l)) ?? `no line matches ${name}`;
+    // A click handler added by addEventListener, and a pointer cursor: numbered though no selector finds them.
+    expect(line(/"Archive"/)).toMatch(/^\[\d+\] clickable "Archive"$/);
+    expect(line(/"Open the report"/)).toMatch(/^\[\d+\] clickable "Open the report"$/);
+    expect(text.match(/"Open the report"/g)).toHaveLength(1);
+    // Icons by their picture's file name, their icon font, their sprite's symbol; with the icon's ink.
+    expect(line(/icon="trash can"/)).toMatch(/^\[\d+\] button icon="trash can"/);
+    expect(line(/icon="star"/)).toMatch(/^\[\d+\] clickable icon="star" colour=yellow$/);
+    expect(line(/icon="reply"/)).toMatch(/^\[\d+\] button icon="reply" colour=blue$/);
+    // A coloured dot with a handler; a chart's bars by their titles and colours.
+    expect(line(/colour=red$/)).toMatch(/^\[\d+\] clickable colour=red$/);
+    expect(line(/"Q1"/)).toMatch(/^\[\d+\] shape "Q1" colour=green$/);
+    expect(line(/"Q2"/)).toMatch(/^\[\d+\] shape "Q2" colour=red$/);
+    expect(line(/"Make this bold"/)).toMatch(/^\[\d+\] rich text editor "Make this bold"$/);
+    expect(text).toContain('Plain words');
+    expect(text).not.toContain('Invisible ink');
+    expect(text).not.toContain('Zero size');
+
+    const q1 = Number(/^\[(\d+)\]/.exec(line(/"Q1"/))![1]);
+    await numbered.click({ element: q1 });
+    expect(await page.title()).toBe('bar green');
+    const archive = Number(/^\[(\d+)\]/.exec(line(/"Archive"/))![1]);
+    await numbered.click({ element: archive });
+    expect(await page.title()).toBe('archived');
   });
 
   it("keeps an element's number while it lives and gives elements added later new numbers", async () => {

@@ -2,6 +2,7 @@
 import type { ClickCount, KeyModifier, PointerButton, ScrollDirection } from '@lazyboy/contracts';
 import type { ElementHandle, Page } from 'playwright-core';
 import { elementInPage, observeInPage, resolveInPage, type ObservedElement, type ObservedPage } from './page-script.js';
+import { PointerListenerScan } from './pointer-listeners.js';
 
 /** The one navigation wait's bound: a new document that is not parsed by then is observed as it is. */
 const NAVIGATION_TIMEOUT_MS = 15_000;
@@ -74,6 +75,7 @@ export class NumberedPage {
   private readonly enableTimeoutMs: number;
   private readonly maxTextChars: number;
   private readonly maxElements: number;
+  private readonly listeners: PointerListenerScan;
 
   constructor(
     readonly page: Page,
@@ -82,9 +84,13 @@ export class NumberedPage {
     this.enableTimeoutMs = options.enableTimeoutMs ?? 45_000;
     this.maxTextChars = options.maxTextChars ?? 4_000;
     this.maxElements = options.maxElements ?? 300;
+    this.listeners = new PointerListenerScan(page);
   }
 
   async observe(): Promise<ObservedPage> {
+    // A document replaced under the scan (a navigation starting) loses its marks, not the observation:
+    // the elements a selector finds are still numbered.
+    await this.listeners.run().catch(() => false);
     const observed = await this.page.evaluate(observeInPage, {
       maxTextChars: this.maxTextChars,
       maxElements: this.maxElements,
@@ -298,8 +304,13 @@ export class NumberedPage {
       if (target.x === undefined && target.y === undefined) {
         if (options.hitTest) {
           const point = await hitPoint(handle);
-          if (!point) throw new ElementNotInteractableError(`element ${id} is covered by something else; observe again`);
-          return point;
+          if (point) return point;
+          if (await handle.evaluate(cutOff)) {
+            throw new ElementNotInteractableError(
+              `element ${id} is cut off by a box around it (folded away): open or scroll what holds it first`,
+            );
+          }
+          throw new ElementNotInteractableError(`element ${id} is covered by something else; observe again`);
         }
         const centre = await handle.evaluate(centreOf);
         if (!centre.inWindow) {
@@ -400,6 +411,18 @@ export class NumberedPage {
 }
 
 /** In the page: two animation frames, so that what a pointer move changed (hover styles, a menu) is laid out. */
+/** Whether an ancestor that clips its content (overflow other than visible) holds the element wholly outside. */
+function cutOff(el: Element): boolean {
+  const rect = el.getBoundingClientRect();
+  for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+    const style = getComputedStyle(p);
+    if (style.overflowX === 'visible' && style.overflowY === 'visible') continue;
+    const box = p.getBoundingClientRect();
+    if (rect.right <= box.left || rect.left >= box.right || rect.bottom <= box.top || rect.top >= box.bottom) return true;
+  }
+  return false;
+}
+
 function nextFrames(): Promise<void> {
   return new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve())));
 }
@@ -556,7 +579,7 @@ export function renderObservation(observed: ObservedPage): string {
 }
 
 function renderElement(el: ObservedElement): string {
-  const where = el.inViewport ? '' : ' (off-screen)';
+  const where = el.clipped ? ` (${el.clipped} in its box)` : el.inViewport ? '' : ' (off-screen)';
   const details = el.details.length > 0 ? ` ${el.details.join(' ')}` : '';
   // Where a point inside matters (a canvas, a chart, a slider), its box: x,y in the window and its size.
   const box = el.surface ? ` box=${el.box.x},${el.box.y} ${el.box.width}×${el.box.height}` : '';

@@ -17,6 +17,8 @@ export interface ObservedElement {
   /** Acted on at a point of its own (a canvas, a picture, a slider): its box goes into the observation. */
   surface: boolean;
   inViewport: boolean;
+  /** Outside the box of an ancestor that scrolls or cuts off its content: scroll that box, or it is folded away. */
+  clipped?: 'scrolled away' | 'cut off';
 }
 
 export interface ObservedPage {
@@ -59,6 +61,8 @@ export function observeInPage(args: { maxTextChars: number; maxElements: number;
   registry.nextId = Math.max(registry.nextId, args.nextId);
   const generation = registry.generation;
 
+  // Elements a script made clickable (pointer-listeners.ts marked them just before this observation).
+  const listening = (window as unknown as { __lazyboyListening?: WeakSet<Element> }).__lazyboyListening;
   const INTERACTIVE =
     'a[href], button, input:not([type=hidden]), select, textarea, summary, [role=button], [role=link], [role=checkbox], ' +
     '[role=radio], [role=tab], [role=menuitem], [role=option], [role=switch], [role=combobox], [role=textbox], ' +
@@ -69,16 +73,98 @@ export function observeInPage(args: { maxTextChars: number; maxElements: number;
     const rect = el.getBoundingClientRect();
     if (rect.width < 1 || rect.height < 1) return false;
     const style = getComputedStyle(el);
-    if (style.visibility === 'hidden' || style.display === 'none' || Number(style.opacity) === 0) return false;
-    // Clipped away by an ancestor with overflow hidden (menus folded shut, off-canvas drawers).
-    for (let p = el.parentElement; p; p = p.parentElement) {
+    return !(style.visibility === 'hidden' || style.display === 'none' || Number(style.opacity) === 0);
+  };
+
+  /**
+   * Whether an ancestor that scrolls or cuts off its content (a list, a carousel, a folded drawer) holds
+   * the element outside its box: a person would scroll that box, or does not see the element at all.
+   */
+  const clippedBy = (el: Element): 'scrolled away' | 'cut off' | undefined => {
+    const rect = el.getBoundingClientRect();
+    for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
       const ps = getComputedStyle(p);
-      if (ps.overflow === 'hidden' || ps.overflowX === 'hidden' || ps.overflowY === 'hidden') {
-        const pr = p.getBoundingClientRect();
-        if (rect.right <= pr.left || rect.left >= pr.right || rect.bottom <= pr.top || rect.top >= pr.bottom) return false;
+      const overflows = [ps.overflowX, ps.overflowY];
+      if (overflows.every((o) => o === 'visible')) continue;
+      const pr = p.getBoundingClientRect();
+      if (rect.right <= pr.left || rect.left >= pr.right || rect.bottom <= pr.top || rect.top >= pr.bottom) {
+        return overflows.some((o) => o === 'auto' || o === 'scroll') ? 'scrolled away' : 'cut off';
       }
     }
-    return true;
+    return undefined;
+  };
+
+  /** Text a person cannot read though its box is there: transparent, or set in a zero-size font. */
+  const unreadable = (el: Element): boolean => {
+    const style = getComputedStyle(el);
+    return parseFloat(style.fontSize) === 0 || /^rgba\(.*,\s*0\)$/.test(style.color) || style.color === 'transparent';
+  };
+
+  /** A colour as a person names it, from a computed CSS colour (rgb(…) / rgba(…)); undefined when see-through. */
+  const colourName = (css: string): string | undefined => {
+    const m = /rgba?\((\d+),\s*(\d+),\s*(\d+)(?:,\s*([\d.]+))?\)/.exec(css);
+    if (!m || (m[4] !== undefined && Number(m[4]) < 0.1)) return undefined;
+    const [r, g, b] = [Number(m[1]) / 255, Number(m[2]) / 255, Number(m[3]) / 255];
+    const max = Math.max(r, g, b);
+    const min = Math.min(r, g, b);
+    const light = (max + min) / 2;
+    const sat = max === min ? 0 : (max - min) / (1 - Math.abs(2 * light - 1));
+    if (sat < 0.2 || max - min < 0.08) return light < 0.15 ? 'black' : light > 0.9 ? 'white' : 'grey';
+    let hue = 0;
+    if (max === r) hue = ((g - b) / (max - min)) % 6;
+    else if (max === g) hue = (b - r) / (max - min) + 2;
+    else hue = (r - g) / (max - min) + 4;
+    hue = (hue * 60 + 360) % 360;
+    if (hue < 15 || hue >= 345) return light < 0.3 ? 'dark red' : light > 0.75 ? 'pink' : 'red';
+    if (hue < 40) return light < 0.35 ? 'brown' : 'orange';
+    if (hue < 65) return 'yellow';
+    if (hue < 165) return light < 0.25 ? 'dark green' : 'green';
+    if (hue < 195) return 'teal';
+    if (hue < 255) return light < 0.25 ? 'navy' : 'blue';
+    if (hue < 290) return 'purple';
+    return 'pink';
+  };
+
+  /** What an icon shows: its picture's file name, an icon font's class, a sprite's symbol. */
+  const iconOf = (el: Element): string | undefined => {
+    const fileName = (url: string) =>
+      decodeURIComponent(url.split(/[?#]/)[0]!.split('/').pop() ?? '')
+        .replace(/\.(svg|png|gif|jpe?g|webp|ico)$/i, '')
+        .replace(/^(icon|ic|fa|bi)[-_]/i, '')
+        .replace(/[-_]+/g, ' ')
+        .trim() || undefined;
+    const img = el instanceof HTMLImageElement ? el : el.querySelector('img');
+    if (img?.getAttribute('src') && !img.getAttribute('src')!.startsWith('data:')) return fileName(img.getAttribute('src')!);
+    const use = el.querySelector('use');
+    const href = use?.getAttribute('href') ?? use?.getAttribute('xlink:href');
+    if (href) return fileName(href.replace(/^.*#/, ''));
+    for (const node of [el, ...Array.from(el.querySelectorAll('i, span, svg'))].slice(0, 4)) {
+      const cls = typeof node.className === 'string' ? node.className : (node.getAttribute('class') ?? '');
+      const font = /\b(?:fa|bi|icon|glyphicon|ti|mdi|lucide|feather)-([a-z0-9-]+)/i.exec(cls);
+      if (font && !/^(solid|regular|light|brands|lg|sm|xs|fw|\dx)$/.test(font[1]!)) return font[1]!.replace(/-/g, ' ');
+      if (/material-(icons|symbols)/.test(cls) && node.textContent?.trim()) return node.textContent.trim().replace(/_/g, ' ');
+    }
+    const background = getComputedStyle(el).backgroundImage;
+    const url = /url\(["']?([^"')]+)["']?\)/.exec(background)?.[1];
+    if (url && !url.startsWith('data:')) return fileName(url);
+    return undefined;
+  };
+
+  const SHAPES = new Set(['rect', 'circle', 'ellipse', 'path', 'polygon', 'polyline', 'line', 'text', 'g']);
+  /** An element of an SVG drawing (a chart's bar, a map's region): named by its title, told by its colour. */
+  const isShape = (el: Element) => el instanceof SVGElement && SHAPES.has(el.tagName.toLowerCase());
+
+  /** The main colour of a thing without words: a shape's fill, a coloured box, an icon's ink. */
+  const colourOf = (el: Element, icon: boolean): string | undefined => {
+    const style = getComputedStyle(el);
+    if (isShape(el)) return colourName(style.fill) ?? colourName(style.stroke);
+    const background = colourName(style.backgroundColor);
+    if (!icon || el instanceof HTMLImageElement) return background;
+    // An icon's ink, not the button under it: an inline SVG's paint (often currentColor, so the text
+    // colour), or an icon font's colour.
+    const svg = el instanceof SVGSVGElement ? el : el.querySelector('svg');
+    const paint = svg ? (colourName(getComputedStyle(svg).fill) ?? colourName(getComputedStyle(svg).stroke)) : undefined;
+    return paint ?? colourName(style.color) ?? background;
   };
 
   const shorten = (s: string, n = 80) => {
@@ -105,6 +191,11 @@ export function observeInPage(args: { maxTextChars: number; maxElements: number;
       return el.name || el.id || el.title || '';
     }
     if (el instanceof HTMLImageElement) return el.alt;
+    if (el instanceof SVGElement) {
+      const svgTitle = Array.from(el.children).find((c) => c.tagName.toLowerCase() === 'title')?.textContent;
+      if (svgTitle?.trim()) return svgTitle;
+      if (el.tagName.toLowerCase() !== 'text' && el.tagName.toLowerCase() !== 'g') return '';
+    }
     const title = el.getAttribute('title');
     const text = (el as HTMLElement).innerText ?? el.textContent ?? '';
     if (text.trim()) return text;
@@ -118,7 +209,9 @@ export function observeInPage(args: { maxTextChars: number; maxElements: number;
     const tag = el.tagName.toLowerCase();
     if (tag === 'a') return 'link';
     if (tag === 'select') return 'select';
-    if (tag === 'textarea') return 'textbox';
+    if (tag === 'textarea') return 'textbox (multi-line)';
+    if (tag === 'img') return 'image';
+    if (el instanceof SVGElement && tag !== 'svg') return 'shape';
     if (tag === 'summary') return 'button';
     if (tag === 'svg') return 'image';
     if (tag === 'canvas') return 'canvas';
@@ -130,7 +223,7 @@ export function observeInPage(args: { maxTextChars: number; maxElements: number;
       if (type === 'range') return 'slider';
       return type === 'text' ? 'textbox' : `textbox (${type})`;
     }
-    if ((el as HTMLElement).isContentEditable) return 'textbox';
+    if ((el as HTMLElement).isContentEditable) return 'rich text editor';
     return tag === 'button' ? 'button' : 'clickable';
   };
 
@@ -165,20 +258,42 @@ export function observeInPage(args: { maxTextChars: number; maxElements: number;
       if (min !== null && max !== null) d.push(`min=${min} max=${max}`);
     }
     if ((el as HTMLButtonElement).disabled || el.getAttribute('aria-disabled') === 'true') d.push('disabled');
+    if (!(el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement)) {
+      const icon = iconOf(el);
+      if (icon) d.push(`icon="${shorten(icon, 30)}"`);
+      // A colour says something where words do not: a chart's bar, a status dot, an icon alone.
+      if (isShape(el) || icon || !((el as HTMLElement).innerText ?? '').trim()) {
+        const colour = colourOf(el, icon !== undefined || el.matches('svg') || el.querySelector('svg') !== null);
+        if (colour) d.push(`colour=${colour}`);
+      }
+    }
+    const cursor = getComputedStyle(el).cursor;
+    if (el.getAttribute('draggable') === 'true' || cursor === 'grab' || cursor === 'move') d.push('draggable');
+    if (el.getAttribute('aria-pressed')) d.push(`pressed=${el.getAttribute('aria-pressed')}`);
+    if (el.getAttribute('aria-selected') === 'true' || el.classList.contains('selected')) d.push('selected');
     if (el.getAttribute('aria-expanded')) d.push(`expanded=${el.getAttribute('aria-expanded')}`);
     return d;
   };
 
-  const candidates = Array.from(document.querySelectorAll(INTERACTIVE));
+  const CONTROLS = 'a[href], button, input, select, textarea';
+  const ACTIONABLE_CURSORS = new Set(['pointer', 'grab', 'move']);
+  /** A pointer cursor where its parent has none: the outermost element a page styled as clickable. */
+  const pointerCursor = (el: Element): boolean => {
+    const cursor = getComputedStyle(el).cursor;
+    if (!ACTIONABLE_CURSORS.has(cursor)) return false;
+    return !el.parentElement || getComputedStyle(el.parentElement).cursor !== cursor;
+  };
+  // Document order, what a selector calls interactive plus what a script or a style made so.
   const chosen: Element[] = [];
-  const seen = new Set<Element>();
-  for (const el of candidates) {
-    if (seen.has(el) || !visible(el)) continue;
-    // A clickable wrapper around one control: keep the control only.
-    if (el.matches('[onclick], [tabindex]') && el.querySelector('a[href], button, input, select, textarea')) continue;
-    seen.add(el);
+  const all = document.body ? document.body.getElementsByTagName('*') : document.getElementsByTagName('*');
+  for (let i = 0; i < all.length && chosen.length < args.maxElements; i++) {
+    const el = all[i]!;
+    const native = el.matches(INTERACTIVE);
+    if (!native && !listening?.has(el) && !pointerCursor(el)) continue;
+    if (!visible(el)) continue;
+    // A clickable wrapper around a control (a card around its link, a row around its checkbox): the control.
+    if (!el.matches(CONTROLS) && (!native || el.matches('[onclick], [tabindex]')) && el.querySelector(CONTROLS)) continue;
     chosen.push(el);
-    if (chosen.length >= args.maxElements) break;
   }
 
   // Elements gone from the document lose their entry (a long-lived app would otherwise keep every node it
@@ -200,6 +315,7 @@ export function observeInPage(args: { maxTextChars: number; maxElements: number;
       box: { x: Math.round(rect.x), y: Math.round(rect.y), width: Math.round(rect.width), height: Math.round(rect.height) },
       surface: el.matches('canvas, svg, img, video, input[type=range], [role=slider], [role=application]'),
       inViewport: rect.bottom > 0 && rect.right > 0 && rect.top < innerHeight && rect.left < innerWidth,
+      ...(clippedBy(el) ? { clipped: clippedBy(el)! } : {}),
     };
   });
 
@@ -209,7 +325,8 @@ export function observeInPage(args: { maxTextChars: number; maxElements: number;
   const shown = (el: Element): boolean => {
     let known = visibility.get(el);
     if (known === undefined) {
-      known = !el.closest('select, script, style, noscript, template') && visible(el);
+      known =
+        !el.closest('select, script, style, noscript, template') && visible(el) && clippedBy(el) !== 'cut off' && !unreadable(el);
       visibility.set(el, known);
     }
     return known;
