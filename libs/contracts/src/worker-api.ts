@@ -612,6 +612,8 @@ export const WORKER_ERROR_STATUS = {
   ELEMENT_NOT_FOUND: 422,
   ELEMENT_NOT_INTERACTABLE: 422,
   BROWSER_ACTION_FAILED: 422,
+  /** The page did not answer within the action's deadline; it was stopped and the tab serves the next action. */
+  PAGE_UNRESPONSIVE: 422,
   CONTROL_HELD_BY_USER: 423,
   PATH_OUTSIDE_HOME: 403,
   FILE_NOT_FOUND: 404,

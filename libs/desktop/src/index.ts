@@ -26,6 +26,7 @@ export {
   StaleElementError,
   ElementNotFoundError,
   ElementNotInteractableError,
+  PageUnresponsiveError,
   MAX_EVAL_RESULT_CHARS,
   type ClickOptions,
   type EvalValue,

@@ -1,7 +1,13 @@
 import type { BrowserActionBody, BrowserActionName } from '@lazyboy/contracts';
 import type { BrowserTabInfo, BrowserTabs } from './browser-tabs.js';
 import { NoSuchTabError } from './browser-tabs.js';
-import { ElementNotFoundError, ElementNotInteractableError, StaleElementError, type PointerTarget } from './numbered-page.js';
+import {
+  ElementNotFoundError,
+  ElementNotInteractableError,
+  PageUnresponsiveError,
+  StaleElementError,
+  type PointerTarget,
+} from './numbered-page.js';
 import type { ObservedPage } from './page-script.js';
 
 export interface BrowserActionOutcome {
@@ -84,12 +90,18 @@ function pointerTarget(fields: { element?: number | undefined; x?: number | unde
 
 /** What went wrong in a browser action, by the code both the worker and the CLI report it with. */
 export type BrowserFailureCode =
-  'STALE_ELEMENT' | 'ELEMENT_NOT_FOUND' | 'ELEMENT_NOT_INTERACTABLE' | 'BROWSER_UNAVAILABLE' | 'BROWSER_ACTION_FAILED';
+  | 'STALE_ELEMENT'
+  | 'ELEMENT_NOT_FOUND'
+  | 'ELEMENT_NOT_INTERACTABLE'
+  | 'PAGE_UNRESPONSIVE'
+  | 'BROWSER_UNAVAILABLE'
+  | 'BROWSER_ACTION_FAILED';
 
 export function browserFailureCode(error: unknown): BrowserFailureCode {
   if (error instanceof StaleElementError) return 'STALE_ELEMENT';
   if (error instanceof ElementNotFoundError) return 'ELEMENT_NOT_FOUND';
   if (error instanceof ElementNotInteractableError) return 'ELEMENT_NOT_INTERACTABLE';
+  if (error instanceof PageUnresponsiveError) return 'PAGE_UNRESPONSIVE';
   if (error instanceof NoSuchTabError) return 'BROWSER_ACTION_FAILED';
   const message = error instanceof Error ? error.message : String(error);
   if (/has been closed|Target closed|Browser closed|browser has disconnected/i.test(message)) return 'BROWSER_UNAVAILABLE';

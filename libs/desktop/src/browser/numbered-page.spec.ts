@@ -92,6 +92,8 @@ describe('NumberedPage (real Chromium)', () => {
     server = http.createServer((req, res) => {
       // An image that never arrives: the page's load event never fires, and nothing may wait for it forever.
       if (req.url === '/slow.png') return;
+      // A page that never answers at all.
+      if (req.url === '/never') return;
       const body = PAGES[(req.url ?? '').split('?')[0]!];
       res.writeHead(body ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
       res.end(body ?? 'not found');
@@ -299,6 +301,18 @@ describe('NumberedPage (real Chromium)', () => {
     await numbered.click({ element: archive });
     expect(await page.title()).toBe('archived');
   });
+
+  it('gives up on a page that never answers within its deadline, and the tab observes at once after', async () => {
+    const numbered = new NumberedPage(page);
+    await numbered.navigate(`${base}/form`);
+    const started = Date.now();
+    await expect(numbered.navigate(`${base}/never`)).rejects.toThrow(/did not answer within 15 s; its load was stopped/);
+    expect(Date.now() - started).toBeLessThan(30_000);
+    const after = Date.now();
+    const seen = await numbered.observe();
+    expect(Date.now() - after).toBeLessThan(10_000);
+    expect(seen.url).toMatch(/\/form$|\/never$/);
+  }, 60_000);
 
   it("keeps an element's number while it lives and gives elements added later new numbers", async () => {
     const numbered = new NumberedPage(page);

@@ -3,6 +3,7 @@ import type { ClickCount, KeyModifier, PointerButton, ScrollDirection } from '@l
 import type { ElementHandle, Page } from 'playwright-core';
 import { elementInPage, observeInPage, resolveInPage, type ObservedElement, type ObservedPage } from './page-script.js';
 import { PointerListenerScan } from './pointer-listeners.js';
+import { TabCdp } from './tab-cdp.js';
 
 /** The one navigation wait's bound: a new document that is not parsed by then is observed as it is. */
 const NAVIGATION_TIMEOUT_MS = 15_000;
@@ -17,6 +18,10 @@ const SCROLL_SETTLE_MS = 2_000;
 const MAX_AIMS = 3;
 /** How many pointer moves a drag makes between its ends: enough for drag thresholds and sliders to follow. */
 const DRAG_STEPS = 12;
+/** Every action's bound: a page that does not answer by then is rescued (TabCdp.rescue) and the action fails. */
+const ACTION_DEADLINE_MS = 20_000;
+/** An action that may load a document: the navigation's own bound, its load grace and an observation. */
+const NAVIGATION_DEADLINE_MS = NAVIGATION_TIMEOUT_MS + LOAD_GRACE_MS + ACTION_DEADLINE_MS;
 /** An eval's JSON value beyond this is cut (a whole DOM serialised would flood the model's context). */
 export const MAX_EVAL_RESULT_CHARS = 20_000;
 
@@ -30,6 +35,11 @@ export class ElementNotFoundError extends Error {
 
 export class ElementNotInteractableError extends Error {
   override readonly name = 'ElementNotInteractableError';
+}
+
+/** The page did not answer within the action's deadline (a server that never responds, a script that never ends). */
+export class PageUnresponsiveError extends Error {
+  override readonly name = 'PageUnresponsiveError';
 }
 
 export interface NumberedPageOptions {
@@ -76,6 +86,7 @@ export class NumberedPage {
   private readonly maxTextChars: number;
   private readonly maxElements: number;
   private readonly listeners: PointerListenerScan;
+  private readonly cdp: TabCdp;
 
   constructor(
     readonly page: Page,
@@ -84,26 +95,73 @@ export class NumberedPage {
     this.enableTimeoutMs = options.enableTimeoutMs ?? 45_000;
     this.maxTextChars = options.maxTextChars ?? 4_000;
     this.maxElements = options.maxElements ?? 300;
-    this.listeners = new PointerListenerScan(page);
+    this.cdp = new TabCdp(page);
+    this.listeners = new PointerListenerScan(this.cdp);
+  }
+
+  /** Actions that may wait for a disabled control first: that wait, then an action's own bound. */
+  private get waitingDeadlineMs(): number {
+    return this.enableTimeoutMs + ACTION_DEADLINE_MS;
+  }
+
+  /**
+   * Runs one action within `deadlineMs`. A page that does not answer by then is given back (its load
+   * stopped, its busy script ended) so that the tab serves the next action, and this one fails saying so.
+   */
+  private async bounded<T>(action: string, deadlineMs: number, work: () => Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const running = work();
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(new PageUnresponsiveError(`the page did not answer within ${deadlineMs / 1000} s (${action}); it was stopped`)),
+        deadlineMs,
+      );
+    });
+    try {
+      return await Promise.race([running, late]);
+    } catch (error) {
+      if (error instanceof PageUnresponsiveError) {
+        // The abandoned work settles once the page is back; nobody waits for it.
+        running.catch(() => undefined);
+        await this.cdp.rescue();
+      }
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async observe(): Promise<ObservedPage> {
-    // A document replaced under the scan (a navigation starting) loses its marks, not the observation:
-    // the elements a selector finds are still numbered.
-    await this.listeners.run().catch(() => false);
-    const observed = await this.page.evaluate(observeInPage, {
-      maxTextChars: this.maxTextChars,
-      maxElements: this.maxElements,
-      nextId: this.nextId,
+    return this.bounded('observe', ACTION_DEADLINE_MS, async () => {
+      // A document replaced under the scan (a navigation starting) loses its marks, not the observation:
+      // the elements a selector finds are still numbered.
+      await this.listeners.run().catch(() => false);
+      const observed = await this.page.evaluate(observeInPage, {
+        maxTextChars: this.maxTextChars,
+        maxElements: this.maxElements,
+        nextId: this.nextId,
+      });
+      this.nextId = Math.max(this.nextId, observed.nextId);
+      return observed;
     });
-    this.nextId = Math.max(this.nextId, observed.nextId);
-    return observed;
   }
 
   async navigate(url: string): Promise<ObservedPage> {
-    await this.page.goto(url, { waitUntil: 'domcontentloaded', timeout: NAVIGATION_TIMEOUT_MS });
-    await this.loadGrace();
-    return this.observe();
+    return this.bounded('navigate', NAVIGATION_DEADLINE_MS, async () => {
+      try {
+        await this.page.goto(url, { waitUntil: 'domcontentloaded', timeout: NAVIGATION_TIMEOUT_MS });
+      } catch (error) {
+        if (!(error instanceof Error && error.name === 'TimeoutError')) throw error;
+        // A server that never answers: the load is stopped so that the tab is not left waiting on it.
+        await this.cdp.rescue();
+        throw new PageUnresponsiveError(
+          `${url} did not answer within ${NAVIGATION_TIMEOUT_MS / 1000} s; its load was stopped (the tab shows ${this.page.url()})`,
+        );
+      }
+      await this.loadGrace();
+      return this.observe();
+    });
   }
 
   /**
@@ -112,19 +170,23 @@ export class NumberedPage {
    * click; a covered one is refused.
    */
   async click(target: PointerTarget, options: ClickOptions = {}): Promise<void> {
-    await this.atPoint(target, { enabled: true }, async (point) => {
-      await this.holding(options.modifiers ?? [], () =>
-        this.settleNavigation(() =>
-          this.page.mouse.click(point.x, point.y, { button: options.button ?? 'left', clickCount: options.count ?? 1 }),
-        ),
-      );
+    return this.bounded('click', this.waitingDeadlineMs, async () => {
+      await this.atPoint(target, { enabled: true }, async (point) => {
+        await this.holding(options.modifiers ?? [], () =>
+          this.settleNavigation(() =>
+            this.page.mouse.click(point.x, point.y, { button: options.button ?? 'left', clickCount: options.count ?? 1 }),
+          ),
+        );
+      });
     });
   }
 
   /** Rests the pointer on the target: menus that open on hover, tooltips, controls shown on hover. */
   async hover(target: PointerTarget): Promise<void> {
-    await this.atPoint(target, { enabled: false }, async () => {
-      await this.page.evaluate(nextFrames);
+    return this.bounded('hover', ACTION_DEADLINE_MS, async () => {
+      await this.atPoint(target, { enabled: false }, async () => {
+        await this.page.evaluate(nextFrames);
+      });
     });
   }
 
@@ -133,53 +195,59 @@ export class NumberedPage {
    * drag-and-drop boards (HTML drag events too), drawing. Both ends must be in the window together.
    */
   async drag(from: PointerTarget, to: PointerTarget, modifiers: KeyModifier[] = []): Promise<void> {
-    await this.atPoint(from, { enabled: true }, async (start) => {
-      // The drop point is read before the drag starts: a dragged item may cover it once lifted.
-      const end = await this.pointOf(to, { hitTest: false, scroll: false });
-      await this.holding(modifiers, async () => {
-        await this.page.mouse.down();
-        await this.page.mouse.move(start.x + Math.sign(end.x - start.x) * 3, start.y + Math.sign(end.y - start.y) * 3);
-        await this.page.mouse.move(end.x, end.y, { steps: DRAG_STEPS });
+    return this.bounded('drag', this.waitingDeadlineMs, async () => {
+      await this.atPoint(from, { enabled: true }, async (start) => {
+        // The drop point is read before the drag starts: a dragged item may cover it once lifted.
+        const end = await this.pointOf(to, { hitTest: false, scroll: false });
+        await this.holding(modifiers, async () => {
+          await this.page.mouse.down();
+          await this.page.mouse.move(start.x + Math.sign(end.x - start.x) * 3, start.y + Math.sign(end.y - start.y) * 3);
+          await this.page.mouse.move(end.x, end.y, { steps: DRAG_STEPS });
+          await this.page.evaluate(nextFrames);
+          await this.page.mouse.up();
+        });
         await this.page.evaluate(nextFrames);
-        await this.page.mouse.up();
       });
-      await this.page.evaluate(nextFrames);
     });
   }
 
   /** Replaces the element's text (or appends with `clear: false`); `submit` presses Enter after. */
   async type(id: number, text: string, options: { clear?: boolean; submit?: boolean } = {}): Promise<void> {
-    const handle = await this.element(id);
-    try {
-      await handle.scrollIntoViewIfNeeded();
-      await this.waitUntilEnabled(handle, id);
-      if (options.clear ?? true) await handle.fill('');
-      await handle.focus();
-      await this.page.keyboard.type(text);
-      if (options.submit) await this.settleNavigation(() => this.page.keyboard.press('Enter'));
-    } finally {
-      await handle.dispose();
-    }
+    return this.bounded('type', this.waitingDeadlineMs, async () => {
+      const handle = await this.element(id);
+      try {
+        await handle.scrollIntoViewIfNeeded();
+        await this.waitUntilEnabled(handle, id);
+        if (options.clear ?? true) await handle.fill('');
+        await handle.focus();
+        await this.page.keyboard.type(text);
+        if (options.submit) await this.settleNavigation(() => this.page.keyboard.press('Enter'));
+      } finally {
+        await handle.dispose();
+      }
+    });
   }
 
   /** Chooses an option of a native select by its visible label (or its value). */
   async select(id: number, label: string): Promise<string> {
-    const handle = await this.element(id);
-    try {
-      const chosen = await handle.evaluate((el, wanted) => {
-        if (!(el instanceof HTMLSelectElement)) return null;
-        const option = Array.from(el.options).find((o) => o.text.trim() === wanted || o.value === wanted);
-        if (!option) return null;
-        el.value = option.value;
-        el.dispatchEvent(new Event('input', { bubbles: true }));
-        el.dispatchEvent(new Event('change', { bubbles: true }));
-        return option.text.trim();
-      }, label);
-      if (chosen === null) throw new ElementNotInteractableError(`element ${id} is not a select with an option "${label}"`);
-      return chosen;
-    } finally {
-      await handle.dispose();
-    }
+    return this.bounded('select', ACTION_DEADLINE_MS, async () => {
+      const handle = await this.element(id);
+      try {
+        const chosen = await handle.evaluate((el, wanted) => {
+          if (!(el instanceof HTMLSelectElement)) return null;
+          const option = Array.from(el.options).find((o) => o.text.trim() === wanted || o.value === wanted);
+          if (!option) return null;
+          el.value = option.value;
+          el.dispatchEvent(new Event('input', { bubbles: true }));
+          el.dispatchEvent(new Event('change', { bubbles: true }));
+          return option.text.trim();
+        }, label);
+        if (chosen === null) throw new ElementNotInteractableError(`element ${id} is not a select with an option "${label}"`);
+        return chosen;
+      } finally {
+        await handle.dispose();
+      }
+    });
   }
 
   /**
@@ -188,49 +256,57 @@ export class NumberedPage {
    * pointer is; resolves once the scrolling has come to rest.
    */
   async scroll(direction: ScrollDirection, amount?: number, element?: number): Promise<void> {
-    const horizontal = direction === 'left' || direction === 'right';
-    const scrollOnce = async (distance: number) => {
-      // Armed before the wheel, so that the scroll's own events cannot be missed.
-      await this.page.evaluate(armScrollWatch, SCROLL_SETTLE_MS);
-      const signed = direction === 'down' || direction === 'right' ? distance : -distance;
-      await this.page.mouse.wheel(horizontal ? signed : 0, horizontal ? 0 : signed);
-      await this.page.evaluate(scrollAtRest).catch(() => undefined);
-    };
-    if (element === undefined) {
-      const window = await this.page.evaluate(() => ({ width: innerWidth, height: innerHeight }));
-      return scrollOnce(amount ?? Math.round((horizontal ? window.width : window.height) * 0.8));
-    }
-    await this.atPoint({ element }, { enabled: false }, async (point, handle) => {
-      const box = await handle!.evaluate((el) => ({
-        width: el.clientWidth || el.getBoundingClientRect().width,
-        height: el.clientHeight || el.getBoundingClientRect().height,
-      }));
-      await scrollOnce(amount ?? Math.max(40, Math.round((horizontal ? box.width : box.height) * 0.8)));
+    return this.bounded('scroll', ACTION_DEADLINE_MS, async () => {
+      const horizontal = direction === 'left' || direction === 'right';
+      const scrollOnce = async (distance: number) => {
+        // Armed before the wheel, so that the scroll's own events cannot be missed.
+        await this.page.evaluate(armScrollWatch, SCROLL_SETTLE_MS);
+        const signed = direction === 'down' || direction === 'right' ? distance : -distance;
+        await this.page.mouse.wheel(horizontal ? signed : 0, horizontal ? 0 : signed);
+        await this.page.evaluate(scrollAtRest).catch(() => undefined);
+      };
+      if (element === undefined) {
+        const window = await this.page.evaluate(() => ({ width: innerWidth, height: innerHeight }));
+        return scrollOnce(amount ?? Math.round((horizontal ? window.width : window.height) * 0.8));
+      }
+      await this.atPoint({ element }, { enabled: false }, async (point, handle) => {
+        const box = await handle!.evaluate((el) => ({
+          width: el.clientWidth || el.getBoundingClientRect().width,
+          height: el.clientHeight || el.getBoundingClientRect().height,
+        }));
+        await scrollOnce(amount ?? Math.max(40, Math.round((horizontal ? box.width : box.height) * 0.8)));
+      });
     });
   }
 
   /** Presses keys (Playwright names: Enter, Control+A, PageDown); Enter in a form may load a new page. */
   async press(keys: string): Promise<void> {
-    await this.settleNavigation(() => this.page.keyboard.press(keys));
+    return this.bounded('press', NAVIGATION_DEADLINE_MS, async () => {
+      await this.settleNavigation(() => this.page.keyboard.press(keys));
+    });
   }
 
   /** Goes back or forward in the tab's history; `false` when there was nowhere to go. */
   async history(direction: 'back' | 'forward'): Promise<boolean> {
-    const before = this.page.url();
-    const options = { waitUntil: 'commit' as const, timeout: NAVIGATION_TIMEOUT_MS };
-    // 'commit', then the document's own state: a page restored from the back/forward cache fires no load events.
-    const response = direction === 'back' ? this.page.goBack(options) : this.page.goForward(options);
-    await response;
-    await this.page.evaluate(documentParsed, NAVIGATION_TIMEOUT_MS).catch(() => undefined);
-    return this.page.url() !== before;
+    return this.bounded('history', NAVIGATION_DEADLINE_MS, async () => {
+      const before = this.page.url();
+      const options = { waitUntil: 'commit' as const, timeout: NAVIGATION_TIMEOUT_MS };
+      // 'commit', then the document's own state: a page restored from the back/forward cache fires no load events.
+      const response = direction === 'back' ? this.page.goBack(options) : this.page.goForward(options);
+      await response;
+      await this.page.evaluate(documentParsed, NAVIGATION_TIMEOUT_MS).catch(() => undefined);
+      return this.page.url() !== before;
+    });
   }
 
   /** Evaluates an expression in the page's global scope; its JSON value, cut when too long. */
   async evaluate(expression: string): Promise<EvalValue> {
-    const value: unknown = await this.page.evaluate(expression);
-    const json = JSON.stringify(value);
-    if (json === undefined || json.length <= MAX_EVAL_RESULT_CHARS) return { value: value ?? null };
-    return { value: json.slice(0, MAX_EVAL_RESULT_CHARS), truncated: true };
+    return this.bounded('evaluate', ACTION_DEADLINE_MS, async () => {
+      const value: unknown = await this.page.evaluate(expression);
+      const json = JSON.stringify(value);
+      if (json === undefined || json.length <= MAX_EVAL_RESULT_CHARS) return { value: value ?? null };
+      return { value: json.slice(0, MAX_EVAL_RESULT_CHARS), truncated: true };
+    });
   }
 
   private async element(id: number): Promise<ElementHandle<Element>> {

@@ -1,4 +1,4 @@
-import type { CDPSession, Page } from 'playwright-core';
+import type { TabCdp } from './tab-cdp.js';
 
 /**
  * Which elements a script made clickable. Today's pages attach their handlers with addEventListener,
@@ -28,13 +28,11 @@ const SCAN = `(() => {
 
 /** Scans one page's elements for pointer handlers before each observation. */
 export class PointerListenerScan {
-  private session: Promise<CDPSession | null> | undefined;
-
-  constructor(private readonly page: Page) {}
+  constructor(private readonly cdp: TabCdp) {}
 
   /** Marks the elements with pointer handlers; false when the browser has no CDP (the scan is skipped). */
   async run(): Promise<boolean> {
-    const session = await this.cdp();
+    const session = await this.cdp.open();
     if (!session) return false;
     const { exceptionDetails } = (await session.send('Runtime.evaluate', {
       expression: SCAN,
@@ -43,14 +41,5 @@ export class PointerListenerScan {
     })) as { exceptionDetails?: { text: string } };
     if (exceptionDetails) throw new Error(`the pointer-listener scan failed: ${exceptionDetails.text}`);
     return true;
-  }
-
-  private cdp(): Promise<CDPSession | null> {
-    // One session per page, opened on first use; a browser without CDP (not Chromium) has no scan.
-    this.session ??= this.page
-      .context()
-      .newCDPSession(this.page)
-      .catch(() => null);
-    return this.session;
   }
 }

@@ -9,6 +9,7 @@ export const COMPUTER_ERROR_HINTS: Readonly<Record<string, string>> = {
   ELEMENT_NOT_FOUND: 'use a number an observation shows: observe to see them',
   ELEMENT_NOT_INTERACTABLE:
     'it cannot be used right now (hidden, covered or disabled): scroll to it, close what covers it, or pick another',
+  PAGE_UNRESPONSIVE: 'observe to see where the tab is now, then try again or go to another page',
   PATH_OUTSIDE_HOME: 'paths are relative to the home folder and must stay inside it',
   UNKNOWN_COMMAND: 'use the number the shell tool gave for a command still running',
 };
