@@ -304,6 +304,7 @@ export function observeInPage(args: { maxTextChars: number; maxElements: number;
     }
     registry.byId.set(id, el);
     const rect = el.getBoundingClientRect();
+    const clipped = clippedBy(el);
     return {
       id,
       role: roleOf(el),
@@ -312,7 +313,7 @@ export function observeInPage(args: { maxTextChars: number; maxElements: number;
       box: { x: Math.round(rect.x), y: Math.round(rect.y), width: Math.round(rect.width), height: Math.round(rect.height) },
       surface: el.matches('canvas, svg, img, video, input[type=range], [role=slider], [role=application]'),
       inViewport: rect.bottom > 0 && rect.right > 0 && rect.top < innerHeight && rect.left < innerWidth,
-      ...(clippedBy(el) ? { clipped: clippedBy(el)! } : {}),
+      ...(clipped ? { clipped } : {}),
     };
   });
 
